@@ -1,0 +1,133 @@
+package org.ipamoperators.core.address;
+
+import inet.ipaddr.AddressStringException;
+import inet.ipaddr.IPAddress;
+import inet.ipaddr.IPAddressString;
+import inet.ipaddr.ipv4.IPv4Address;
+import inet.ipaddr.ipv6.IPv6Address;
+import java.math.BigInteger;
+import java.util.Objects;
+
+/**
+ * One IPv4 or IPv6 address as a value: the family and the address as an unsigned 128-bit number
+ * (IPv4 uses only the low 32 bits). Compact and cheap to compare, which the allocator needs; parsing
+ * and formatting go through seancfoley's IPAddress. Orders IPv4 before IPv6, then numerically.
+ */
+public record Ip(IpFamily family, long hi, long lo) implements Comparable<Ip> {
+
+  public Ip {
+    Objects.requireNonNull(family, "family");
+    if (family == IpFamily.IPV4 && (hi != 0 || (lo >>> 32) != 0)) {
+      throw new IllegalArgumentException("IPv4 value out of range");
+    }
+  }
+
+  public static Ip v4(long value) {
+    return new Ip(IpFamily.IPV4, 0, value);
+  }
+
+  /** Parses a single address; a prefix or range is an error. */
+  public static Ip parse(String text) {
+    String t = text == null ? "" : text.trim();
+    IPAddress a = parseLibrary(t);
+    if (a.isPrefixed() || a.isMultiple()) {
+      throw new InvalidAddressException(text, "'" + text + "' is not a single address"
+          + (a.isPrefixed() ? "; write it without the /" + a.getNetworkPrefixLength() : ""));
+    }
+    return of(a);
+  }
+
+  /** Converts a library address (its lowest value when it is a subnet). */
+  public static Ip of(IPAddress address) {
+    IPAddress lower = address.getLower().withoutPrefixLength();
+    return fromBigInteger(lower.isIPv4() ? IpFamily.IPV4 : IpFamily.IPV6, lower.getValue());
+  }
+
+  public static Ip fromBigInteger(IpFamily family, BigInteger value) {
+    if (value.signum() < 0 || value.bitLength() > family.bits()) {
+      throw new IllegalArgumentException(value + " is not an " + family + " address value");
+    }
+    return new Ip(family, value.shiftRight(64).longValue(), value.longValue());
+  }
+
+  static IPAddress parseLibrary(String text) {
+    if (text.isEmpty()) {
+      throw new InvalidAddressException(text, "empty address");
+    }
+    try {
+      IPAddress a = new IPAddressString(text).toAddress();
+      if (a == null || !(a.isIPv4() || a.isIPv6())) {
+        throw new InvalidAddressException(text, "'" + text + "' is not an IP address");
+      }
+      return a;
+    } catch (AddressStringException e) {
+      throw new InvalidAddressException(text, "'" + text + "' is not an IP address: " + e.getMessage());
+    }
+  }
+
+  public boolean isIPv4() {
+    return family == IpFamily.IPV4;
+  }
+
+  public BigInteger toBigInteger() {
+    byte[] b = new byte[17];
+    for (int i = 0; i < 8; i++) {
+      b[1 + i] = (byte) (hi >>> (56 - 8 * i));
+      b[9 + i] = (byte) (lo >>> (56 - 8 * i));
+    }
+    return new BigInteger(b);
+  }
+
+  /** The library's address object, for richer operations. */
+  public IPAddress toIPAddress() {
+    if (isIPv4()) {
+      return new IPv4Address((int) lo);
+    }
+    byte[] b = new byte[16];
+    for (int i = 0; i < 8; i++) {
+      b[i] = (byte) (hi >>> (56 - 8 * i));
+      b[8 + i] = (byte) (lo >>> (56 - 8 * i));
+    }
+    return new IPv6Address(b);
+  }
+
+  /** The next address, or null past the family's last. */
+  public Ip next() {
+    long nlo = lo + 1;
+    long nhi = nlo == 0 ? hi + 1 : hi;
+    if (isIPv4()) {
+      return (nlo >>> 32) != 0 ? null : new Ip(family, 0, nlo);
+    }
+    return nhi == 0 && nlo == 0 ? null : new Ip(family, nhi, nlo);
+  }
+
+  /** The previous address, or null before the family's first. */
+  public Ip previous() {
+    if (hi == 0 && lo == 0) {
+      return null;
+    }
+    long plo = lo - 1;
+    long phi = lo == 0 ? hi - 1 : hi;
+    return new Ip(family, phi, plo);
+  }
+
+  @Override
+  public int compareTo(Ip o) {
+    int c = family.compareTo(o.family);
+    if (c != 0) {
+      return c;
+    }
+    c = Long.compareUnsigned(hi, o.hi);
+    return c != 0 ? c : Long.compareUnsigned(lo, o.lo);
+  }
+
+  /** Canonical text: dotted quad, or RFC 5952 compressed IPv6. */
+  @Override
+  public String toString() {
+    if (isIPv4()) {
+      return ((lo >>> 24) & 0xff) + "." + ((lo >>> 16) & 0xff) + "." + ((lo >>> 8) & 0xff) + "."
+          + (lo & 0xff);
+    }
+    return toIPAddress().toCanonicalString();
+  }
+}

@@ -1,0 +1,216 @@
+package org.ipamoperators.core.pool;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.ipamoperators.core.address.InvalidAddressException;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpFamily;
+import org.ipamoperators.core.address.IpRange;
+
+/**
+ * A validated set of address ranges, IPv4 and IPv6 alike, with reserved addresses taken out. IPv4
+ * network and broadcast addresses of CIDRs are never usable, except in /31 and /32 (RFC 3021). The
+ * usable space is kept as a few sorted ranges per family; nothing here enumerates addresses.
+ */
+public final class Pool {
+  private final String name;
+  private final List<IpRange> ranges;
+  private final List<IpRange> reserved;
+  private final Map<IpFamily, List<IpRange>> usable;
+
+  private Pool(String name, List<IpRange> ranges, List<IpRange> reserved) {
+    this.name = name;
+    this.ranges = List.copyOf(ranges);
+    this.reserved = List.copyOf(reserved);
+    this.usable = new EnumMap<>(IpFamily.class);
+    for (IpFamily family : IpFamily.values()) {
+      List<IpRange> u = usableRanges(family);
+      if (!u.isEmpty() || ranges.stream().anyMatch(r -> r.family() == family)) {
+        usable.put(family, u);
+      }
+    }
+  }
+
+  /** Parses and validates; throws with every problem found. */
+  public static Pool of(String name, Collection<String> ranges, Collection<String> reserved) {
+    List<PoolProblem> problems = new ArrayList<>();
+    Pool pool = build(name, ranges, reserved, problems);
+    if (!problems.isEmpty()) {
+      throw new InvalidPoolException(name, problems);
+    }
+    return pool;
+  }
+
+  /** The problems of a definition; empty when {@link #of} would succeed. */
+  public static List<PoolProblem> validate(String name, Collection<String> ranges,
+      Collection<String> reserved) {
+    List<PoolProblem> problems = new ArrayList<>();
+    build(name, ranges, reserved, problems);
+    return problems;
+  }
+
+  private static Pool build(String name, Collection<String> rangeTexts,
+      Collection<String> reservedTexts, List<PoolProblem> problems) {
+    List<IpRange> ranges = parseAll(rangeTexts, problems);
+    List<IpRange> reserved = parseAll(reservedTexts == null ? List.of() : reservedTexts, problems);
+    if (ranges.isEmpty() && problems.isEmpty()) {
+      problems.add(new PoolProblem("", "pool '" + name + "' has no ranges: give at least one CIDR "
+          + "or start-end range"));
+    }
+    List<IpRange> sorted = new ArrayList<>(ranges);
+    sorted.sort(null);
+    for (int i = 1; i < sorted.size(); i++) {
+      IpRange a = sorted.get(i - 1);
+      IpRange b = sorted.get(i);
+      if (a.overlaps(b)) {
+        problems.add(new PoolProblem(b.text(), "ranges " + a.text() + " and " + b.text()
+            + " overlap; list each address once"));
+      }
+    }
+    for (IpRange r : ranges) {
+      if (r.family() == IpFamily.IPV6 && r.size().bitLength() > 127) {
+        problems.add(new PoolProblem(r.text(), "range " + r.text() + " is the whole IPv6 space; "
+            + "use a smaller prefix"));
+      }
+    }
+    for (IpRange r : reserved) {
+      if (!coveredBy(r, sorted)) {
+        problems.add(new PoolProblem(r.text(), "reserved " + r.text() + " is "
+            + (sorted.stream().anyMatch(r::overlaps) ? "partly " : "") + "outside the pool ("
+            + String.join(", ", sorted.stream().map(IpRange::text).toList()) + ")"));
+      }
+    }
+    return problems.isEmpty() ? new Pool(name, ranges, reserved) : null;
+  }
+
+  private static List<IpRange> parseAll(Collection<String> texts, List<PoolProblem> problems) {
+    List<IpRange> out = new ArrayList<>();
+    for (String t : texts) {
+      try {
+        out.add(IpRange.parse(t));
+      } catch (InvalidAddressException e) {
+        problems.add(new PoolProblem(t, e.getMessage()));
+      }
+    }
+    return out;
+  }
+
+  private static boolean coveredBy(IpRange r, List<IpRange> sortedRanges) {
+    Ip need = r.first();
+    for (IpRange p : sortedRanges) {
+      if (p.contains(need)) {
+        if (p.last().compareTo(r.last()) >= 0) {
+          return true;
+        }
+        need = p.last().next(); // continue in an adjacent range, if there is one
+        if (need == null) {
+          return false;
+        }
+      }
+    }
+    return false;
+  }
+
+  private List<IpRange> usableRanges(IpFamily family) {
+    List<IpRange> out = new ArrayList<>();
+    for (IpRange r : ranges) {
+      if (r.family() != family) {
+        continue;
+      }
+      Ip first = r.first();
+      Ip last = r.last();
+      if (family == IpFamily.IPV4 && r.isCidr() && r.prefixLength() <= 30) {
+        first = first.next();
+        last = last.previous();
+      }
+      out.add(IpRange.of(first, last));
+    }
+    out.sort(null);
+    List<IpRange> res = reserved.stream().filter(r -> r.family() == family).sorted().toList();
+    for (IpRange cut : res) {
+      List<IpRange> next = new ArrayList<>();
+      for (IpRange u : out) {
+        if (!u.overlaps(cut)) {
+          next.add(u);
+          continue;
+        }
+        if (u.first().compareTo(cut.first()) < 0) {
+          next.add(IpRange.of(u.first(), cut.first().previous()));
+        }
+        if (cut.last().compareTo(u.last()) < 0) {
+          next.add(IpRange.of(cut.last().next(), u.last()));
+        }
+      }
+      out = next;
+    }
+    return List.copyOf(out);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The ranges as written. */
+  public List<IpRange> ranges() {
+    return ranges;
+  }
+
+  public List<IpRange> reserved() {
+    return reserved;
+  }
+
+  public Set<IpFamily> families() {
+    return usable.keySet();
+  }
+
+  /** The usable ranges of one family: sorted, disjoint, without reserved addresses. */
+  public List<IpRange> usable(IpFamily family) {
+    return usable.getOrDefault(family, List.of());
+  }
+
+  /** Number of addresses that can be handed out in a family. */
+  public BigInteger capacity(IpFamily family) {
+    BigInteger total = BigInteger.ZERO;
+    for (IpRange r : usable(family)) {
+      total = total.add(r.size());
+    }
+    return total;
+  }
+
+  public boolean contains(Ip ip) {
+    return ranges.stream().anyMatch(r -> r.contains(ip));
+  }
+
+  public boolean isUsable(Ip ip) {
+    return usable(ip.family()).stream().anyMatch(r -> r.contains(ip));
+  }
+
+  /** Why an address cannot be handed out from this pool, or empty when it can. */
+  public Optional<String> whyUnusable(Ip ip) {
+    Optional<IpRange> range = ranges.stream().filter(r -> r.contains(ip)).findFirst();
+    if (range.isEmpty()) {
+      return Optional.of(ip + " is outside pool '" + name + "'");
+    }
+    Optional<IpRange> res = reserved.stream().filter(r -> r.contains(ip)).findFirst();
+    if (res.isPresent()) {
+      return Optional.of(ip + " is reserved in pool '" + name + "' (" + res.get().text() + ")");
+    }
+    IpRange r = range.get();
+    if (!isUsable(ip)) {
+      String what = ip.equals(r.first()) ? "network" : "broadcast";
+      return Optional.of(ip + " is the " + what + " address of " + r.text());
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public String toString() {
+    return "Pool[" + name + " " + ranges + (reserved.isEmpty() ? "" : " reserved " + reserved) + "]";
+  }
+}

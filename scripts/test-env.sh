@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Prepares the real parts the test tiers run against, idempotently and cached:
+#   - Debian packages: etcd-server, keepalived, iproute2 (and python3-venv for moto)
+#   - kube-apiserver and kubectl built from the Go module k8s.io/kubernetes at a pinned release
+#   - moto's EC2 server in a virtualenv
+# Everything lands in $IPAM_TEST_CACHE (default: ${XDG_CACHE_HOME:-$HOME/.cache}/ipam-operators),
+# laid out as fabric8 kube-api-test expects: k8s/<version>-linux-amd64/{etcd,kube-apiserver,kubectl}.
+# Prints the environment variables the Maven test tiers read, as `export` lines, on stdout.
+set -euo pipefail
+
+K8S_VERSION="${IPAM_K8S_VERSION:-1.34.4}"
+CACHE="${IPAM_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipam-operators}"
+ARCH_DIR="$CACHE/k8s/${K8S_VERSION}-linux-amd64"
+MOTO_VENV="$CACHE/moto-venv"
+MOTO_VERSION="${IPAM_MOTO_VERSION:-5.1.*}"
+
+log() { echo "[test-env] $*" >&2; }
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_debian_packages() {
+  local missing=()
+  command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+  command -v keepalived >/dev/null 2>&1 || missing+=(keepalived)
+  command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    sudo_if_needed apt-get update -qq >&2
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
+  # The etcd-server package starts a system etcd on 2379; our tests start their own on free ports.
+  if command -v systemctl >/dev/null 2>&1; then systemctl stop etcd >/dev/null 2>&1 || true; fi
+}
+
+# k8s.io/kubernetes replaces its staging modules with local paths; Go ignores replace directives of
+# dependencies, so a wrapper module must pin each staging module to its published v0.Y.Z tag.
+build_kubernetes_binaries() {
+  if [ -x "$ARCH_DIR/kube-apiserver" ] && [ -x "$ARCH_DIR/kubectl" ]; then
+    log "kube-apiserver and kubectl $K8S_VERSION cached in $ARCH_DIR"
+    return
+  fi
+  command -v go >/dev/null 2>&1 || { log "Go is required to build kube-apiserver"; exit 1; }
+  local work staging_version gomod
+  work="$CACHE/build/k8s-$K8S_VERSION"
+  staging_version="v0.${K8S_VERSION#*.}"
+  mkdir -p "$work" "$ARCH_DIR"
+  log "building kube-apiserver and kubectl v$K8S_VERSION (first run: module download and a long compile)"
+  gomod=$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" \
+    | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+  [ -f "$gomod" ] || { log "could not download k8s.io/kubernetes@v$K8S_VERSION"; exit 1; }
+  local go_line
+  go_line=$(grep -m1 '^go ' "$gomod")
+  {
+    echo "module ipam-operators/test-env/kube-apiserver"
+    echo
+    echo "$go_line"
+    echo
+    echo "require k8s.io/kubernetes v$K8S_VERSION"
+    echo
+    grep -E '^\s*k8s\.io/[A-Za-z0-9._-]+ => \./staging/' "$gomod" \
+      | awk -v v="$staging_version" '{print "replace " $1 " => " $1 " " v}'
+  } >"$work/go.mod"
+  cat >"$work/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+  (cd "$work" && GOFLAGS=-mod=mod go mod tidy -e >&2 2>"$work/tidy.log" || true)
+  (cd "$work" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w \
+      -X k8s.io/component-base/version.gitVersion=v$K8S_VERSION \
+      -X k8s.io/client-go/pkg/version.gitVersion=v$K8S_VERSION" \
+      -o "$ARCH_DIR/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kubectl >&2)
+  "$ARCH_DIR/kube-apiserver" --version >&2
+}
+
+link_etcd() {
+  ln -sf "$(command -v etcd)" "$ARCH_DIR/etcd"
+}
+
+install_moto() {
+  if [ -x "$MOTO_VENV/bin/moto_server" ]; then
+    log "moto server cached in $MOTO_VENV"
+    return
+  fi
+  log "installing moto[server] $MOTO_VERSION into $MOTO_VENV"
+  python3 -m venv "$MOTO_VENV" >&2
+  "$MOTO_VENV/bin/pip" install -q "moto[server]==$MOTO_VERSION" >&2
+}
+
+start=$(date +%s)
+mkdir -p "$CACHE"
+install_debian_packages
+build_kubernetes_binaries
+link_etcd
+install_moto
+log "ready in $(( $(date +%s) - start ))s"
+
+echo "export KUBE_API_TEST_DIR='$CACHE'"
+echo "export KUBE_API_TEST_OFFLINE_MODE=true"
+echo "export KUBE_API_TEST_API_SERVER_VERSION='$K8S_VERSION'"
+echo "export IPAM_MOTO_SERVER='$MOTO_VENV/bin/moto_server'"
+echo "export IPAM_KEEPALIVED='$(command -v keepalived)'"
