@@ -89,8 +89,9 @@ public record IpRange(Ip first, Ip last, int prefixLength, String text) implemen
     try {
       return Ip.parse(part);
     } catch (InvalidAddressException e) {
-      throw new InvalidAddressException(whole, "range '" + whole + "': '" + part
-          + "' is not a single address");
+      throw new InvalidAddressException(whole, "'" + whole + "' is not an address, a CIDR such as "
+          + "192.0.2.0/24 or a range such as 192.0.2.10-192.0.2.20 ('" + part
+          + "' is not a single address)");
     }
   }
 
