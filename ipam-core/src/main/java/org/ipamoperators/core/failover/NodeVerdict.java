@@ -1,0 +1,18 @@
+package org.ipamoperators.core.failover;
+
+import java.time.Instant;
+
+/**
+ * The policy's verdict on one node: its condition, since when, and when the verdict may change
+ * without any new observation (null if it cannot), which is when a controller should look again.
+ */
+public record NodeVerdict(String node, NodeCondition condition, Instant since, Instant reviewAt) {
+  public boolean failed() {
+    return condition.failed();
+  }
+
+  /** Eligible for new addresses: only a healthy node. */
+  public boolean eligible() {
+    return condition == NodeCondition.HEALTHY;
+  }
+}

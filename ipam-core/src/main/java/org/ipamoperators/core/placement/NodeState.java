@@ -1,0 +1,27 @@
+package org.ipamoperators.core.placement;
+
+import java.util.Objects;
+import java.util.Set;
+import org.ipamoperators.core.address.Ip;
+
+/**
+ * A node as the planner sees it: its group (a zone, or any topology label value; null for none),
+ * whether it may host addresses now (ready, selected, not failed), how many it can host, and the
+ * addresses it hosts today.
+ */
+public record NodeState(String name, String group, boolean eligible, int capacity, Set<Ip> assigned) {
+  /** Capacity of a node with no known limit. */
+  public static final int UNLIMITED = Integer.MAX_VALUE;
+
+  public NodeState {
+    Objects.requireNonNull(name, "name");
+    if (capacity < 0) {
+      throw new IllegalArgumentException("capacity of " + name + " is negative");
+    }
+    assigned = Set.copyOf(assigned);
+  }
+
+  public boolean unlimited() {
+    return capacity == UNLIMITED;
+  }
+}
