@@ -87,16 +87,12 @@ public final class PlacementPlanner {
         holders.computeIfAbsent(ip, k -> new ArrayList<>()).add(s);
       }
     }
-    List<Change> removals = new ArrayList<>();
     Map<Ip, Slot> origin = new HashMap<>();
     Map<Ip, String> whyMove = new HashMap<>();
     for (Map.Entry<Ip, List<Slot>> e : holders.entrySet()) {
       Ip ip = e.getKey();
       IpDemand d = wanted.get(ip);
       if (d == null) {
-        for (Slot s : e.getValue()) {
-          removals.add(new Change(Change.Kind.REMOVE, ip, s.name(), null, "no longer wanted"));
-        }
         continue;
       }
       Slot keeper = e.getValue().stream().filter(s -> s.accepts(d)).findFirst().orElse(null);
@@ -107,12 +103,6 @@ public final class PlacementPlanner {
       } else {
         whyMove.put(ip, from.node.eligible() ? "node " + from.name() + " is not in group "
             + d.group() : "node " + from.name() + " is not eligible");
-      }
-      for (Slot s : e.getValue()) {
-        if (s != from) {
-          removals.add(new Change(Change.Kind.REMOVE, ip, s.name(), null,
-              "also hosted on " + from.name()));
-        }
       }
     }
 
@@ -169,9 +159,9 @@ public final class PlacementPlanner {
                 + (staysOnOrigin ? "; it stays on " + from.name() + " for now" : "")));
         if (staysOnOrigin) {
           host(from, d, byGroup); // left where it is: moving it nowhere helps nobody
+          target.put(d.address(), from);
         } else if (from != null) {
-          removals.add(new Change(Change.Kind.REMOVE, d.address(), from.name(), null,
-              whyMove.get(d.address()) + " and no other node can take it"));
+          whyMove.put(d.address(), whyMove.get(d.address()) + " and no other node can take it");
         }
         continue;
       }
@@ -186,18 +176,30 @@ public final class PlacementPlanner {
     }
 
     // 6. The changes from today's state to the target.
-    List<Change> changes = new ArrayList<>(removals);
-    for (IpDemand d : wanted.values()) {
-      Slot to = target.get(d.address());
+    List<Change> changes = new ArrayList<>();
+    for (Map.Entry<Ip, List<Slot>> e : holders.entrySet()) {
+      Ip ip = e.getKey();
+      Slot to = target.get(ip);
       if (to == null) {
+        String why = wanted.containsKey(ip) ? whyMove.get(ip) : "no longer wanted";
+        e.getValue().forEach(s -> changes.add(new Change(Change.Kind.REMOVE, ip, s.name(), null, why)));
         continue;
       }
-      Slot from = origin.get(d.address());
-      if (from == null) {
+      Slot from = e.getValue().contains(to) ? to : origin.get(ip);
+      if (from != to) {
+        changes.add(new Change(Change.Kind.MOVE, ip, from.name(), to.name(),
+            whyMove.getOrDefault(ip, "moved")));
+      }
+      for (Slot s : e.getValue()) {
+        if (s != from) {
+          changes.add(new Change(Change.Kind.REMOVE, ip, s.name(), null, "also hosted on " + to.name()));
+        }
+      }
+    }
+    for (IpDemand d : wanted.values()) {
+      Slot to = target.get(d.address());
+      if (to != null && !holders.containsKey(d.address())) {
         changes.add(new Change(Change.Kind.PLACE, d.address(), null, to.name(), "not hosted yet"));
-      } else if (from != to) {
-        changes.add(new Change(Change.Kind.MOVE, d.address(), from.name(), to.name(),
-            whyMove.getOrDefault(d.address(), "moved")));
       }
     }
     changes.sort(Comparator.comparing(Change::address).thenComparing(Change::kind)
