@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares the real parts the test tiers run against, idempotently and cached:
-#   - Debian packages: etcd-server, keepalived, iproute2 (and python3-venv for moto)
+#   - Debian packages: etcd-server, keepalived, iproute2, iputils-ping (and python3-venv for moto)
 #   - kube-apiserver and kubectl built from the Go module k8s.io/kubernetes at a pinned release
 #   - moto's EC2 server in a virtualenv
 # Everything lands in $IPAM_TEST_CACHE (default: ${XDG_CACHE_HOME:-$HOME/.cache}/ipam-operators),
@@ -12,7 +12,8 @@ K8S_VERSION="${IPAM_K8S_VERSION:-1.34.4}"
 CACHE="${IPAM_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipam-operators}"
 ARCH_DIR="$CACHE/k8s/${K8S_VERSION}-linux-amd64"
 MOTO_VENV="$CACHE/moto-venv"
-MOTO_VERSION="${IPAM_MOTO_VERSION:-5.1.*}"
+# An exact pin keeps test runs reproducible; PyPI serves 5.1.22 (the last 5.1) and 5.2.x.
+MOTO_VERSION="${IPAM_MOTO_VERSION:-5.1.22}"
 
 log() { echo "[test-env] $*" >&2; }
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -22,6 +23,7 @@ install_debian_packages() {
   command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
   command -v keepalived >/dev/null 2>&1 || missing+=(keepalived)
   command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+  command -v ping >/dev/null 2>&1 || missing+=(iputils-ping)
   python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing+=(python3-venv)
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing Debian packages: ${missing[*]}"
@@ -83,17 +85,22 @@ link_etcd() {
 }
 
 install_moto() {
-  if [ -x "$MOTO_VENV/bin/moto_server" ]; then
-    log "moto server cached in $MOTO_VENV"
+  # The stamp records the requested version, so changing the pin reinstalls.
+  if [ -x "$MOTO_VENV/bin/moto_server" ] && [ "$(cat "$MOTO_VENV/.moto-version" 2>/dev/null)" = "$MOTO_VERSION" ]; then
+    log "moto server $MOTO_VERSION cached in $MOTO_VENV"
     return
   fi
   log "installing moto[server] $MOTO_VERSION into $MOTO_VENV"
   python3 -m venv "$MOTO_VENV" >&2
   "$MOTO_VENV/bin/pip" install -q "moto[server]==$MOTO_VERSION" >&2
+  echo "$MOTO_VERSION" >"$MOTO_VENV/.moto-version"
 }
 
 start=$(date +%s)
 mkdir -p "$CACHE"
+# One run at a time per cache (concurrent runs would race on the build and the venv).
+exec 9>"$CACHE/.test-env.lock"
+flock 9
 install_debian_packages
 build_kubernetes_binaries
 link_etcd
