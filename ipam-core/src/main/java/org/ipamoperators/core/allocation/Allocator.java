@@ -114,18 +114,11 @@ public final class Allocator {
     if (t.isEmpty()) {
       return takeOldestCooling(s);
     }
-    long hi;
-    long lo;
     switch (strategy) {
-      case FIRST_FREE -> {
-        t.first();
-        hi = t.foundStartHi;
-        lo = t.foundStartLo;
-      }
+      case FIRST_FREE -> t.takeOne(true, 0, 0);
       case RANDOM -> {
-        long[] k = randomBelow(t.countHi(), t.countLo());
-        lo = t.select(k[0], k[1]);
-        hi = t.foundStartHi;
+        randomBelow(t.countHi(), t.countLo());
+        t.takeOne(true, randomHi, randomLo);
       }
       case STICKY -> {
         if (ownerKey == null) {
@@ -133,13 +126,11 @@ public final class Allocator {
         }
         long[] c = stickyCandidate(s, ownerKey);
         long[] f = ceilingFree(t, c[0], c[1]);
-        hi = f[0];
-        lo = f[1];
+        t.takeOne(false, f[0], f[1]);
       }
       default -> throw new IllegalStateException("unknown strategy " + strategy);
     }
-    take(t, hi, lo);
-    return Optional.of(s.address(hi, lo));
+    return Optional.of(s.address(t.foundStartHi, t.foundStartLo));
   }
 
   /** Takes one specific address if it is free. */
@@ -156,12 +147,7 @@ public final class Allocator {
     }
     long hi = s.offsetHi(ip);
     long lo = s.offsetLo(ip);
-    FreeRangeTree t = s.tree;
-    if (!t.floor(hi, lo) || U128.compare(t.foundEndHi, t.foundEndLo, hi, lo) < 0) {
-      return ClaimOutcome.ALREADY_ALLOCATED;
-    }
-    take(t, hi, lo);
-    return ClaimOutcome.CLAIMED;
+    return s.tree.takeOne(false, hi, lo) ? ClaimOutcome.CLAIMED : ClaimOutcome.ALREADY_ALLOCATED;
   }
 
   /** Returns an allocated address to the pool; false when it was not allocated from this pool. */
@@ -245,29 +231,6 @@ public final class Allocator {
     return Optional.of(ip);
   }
 
-  /** Removes one free offset from the tree, splitting its range as needed. */
-  private static void take(FreeRangeTree t, long hi, long lo) {
-    if (!t.floor(hi, lo)) {
-      throw new IllegalStateException("offset is not free");
-    }
-    long sHi = t.foundStartHi;
-    long sLo = t.foundStartLo;
-    long eHi = t.foundEndHi;
-    long eLo = t.foundEndLo;
-    boolean atStart = sHi == hi && sLo == lo;
-    boolean atEnd = eHi == hi && eLo == lo;
-    if (atStart && atEnd) {
-      t.delete(sHi, sLo);
-    } else if (atStart) {
-      t.replace(sHi, sLo, U128.addHi(hi, lo, 0, 1), lo + 1, eHi, eLo);
-    } else if (atEnd) {
-      t.replace(sHi, sLo, sHi, sLo, U128.subHi(hi, lo, 0, 1), lo - 1);
-    } else {
-      t.replace(sHi, sLo, sHi, sLo, U128.subHi(hi, lo, 0, 1), lo - 1);
-      t.insert(U128.addHi(hi, lo, 0, 1), lo + 1, eHi, eLo);
-    }
-  }
-
   /** Adds one allocated offset back, merging with free neighbours. */
   private static void give(FreeRangeTree t, long hi, long lo) {
     boolean hasPred = t.floor(hi, lo);
@@ -327,20 +290,27 @@ public final class Allocator {
     return new long[] {U128.hiOf(c), U128.loOf(c)};
   }
 
-  /** A uniform random 128-bit value below a non-zero bound, by rejection on the bound's bit length. */
-  private long[] randomBelow(long boundHi, long boundLo) {
+  private long randomHi;
+  private long randomLo;
+
+  /**
+   * A uniform random 128-bit value below a non-zero bound, by rejection on the bound's bit length;
+   * left in {@link #randomHi} and {@link #randomLo}.
+   */
+  private void randomBelow(long boundHi, long boundLo) {
     long mHi = U128.subHi(boundHi, boundLo, 0, 1);
     long mLo = boundLo - 1; // largest acceptable value
     if (mHi == 0) {
-      if (mLo == 0) {
-        return new long[] {0, 0};
+      long r = 0;
+      if (mLo != 0) {
+        int shift = Long.numberOfLeadingZeros(mLo);
+        do {
+          r = random.nextLong() >>> shift;
+        } while (Long.compareUnsigned(r, mLo) > 0);
       }
-      int shift = Long.numberOfLeadingZeros(mLo);
-      long r;
-      do {
-        r = random.nextLong() >>> shift;
-      } while (Long.compareUnsigned(r, mLo) > 0);
-      return new long[] {0, r};
+      randomHi = 0;
+      randomLo = r;
+      return;
     }
     int shift = Long.numberOfLeadingZeros(mHi);
     long rHi;
@@ -349,6 +319,7 @@ public final class Allocator {
       rHi = random.nextLong() >>> shift;
       rLo = random.nextLong();
     } while (U128.compare(rHi, rLo, mHi, mLo) > 0);
-    return new long[] {rHi, rLo};
+    randomHi = rHi;
+    randomLo = rLo;
   }
 }

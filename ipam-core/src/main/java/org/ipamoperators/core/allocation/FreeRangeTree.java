@@ -237,42 +237,6 @@ final class FreeRangeTree {
     return true;
   }
 
-  /**
-   * Offset of the k-th free address (0-based); k must be below the free count. The high word is
-   * left in {@link #foundStartHi}, the low word returned.
-   */
-  long select(long kHi, long kLo) {
-    Node node = root;
-    while (node instanceof Inner inner) {
-      int i = 0;
-      for (; i < inner.n - 1; i++) {
-        Node kid = inner.kids[i];
-        if (U128.compare(kHi, kLo, kid.countHi, kid.countLo) < 0) {
-          break;
-        }
-        kHi = U128.subHi(kHi, kLo, kid.countHi, kid.countLo);
-        kLo -= kid.countLo;
-      }
-      node = inner.kids[i];
-    }
-    Leaf leaf = (Leaf) node;
-    for (int j = 0; j < leaf.n; j++) {
-      long sHi = leaf.startHi(j);
-      long sLo = leaf.startLo[j];
-      long eHi = leaf.endHi(j);
-      long eLo = leaf.endLo[j];
-      long zHi = sizeHi(sHi, sLo, eHi, eLo);
-      long zLo = eLo - sLo + 1;
-      if (j == leaf.n - 1 || U128.compare(kHi, kLo, zHi, zLo) < 0) {
-        foundStartHi = U128.addHi(sHi, sLo, kHi, kLo);
-        return sLo + kLo;
-      }
-      kHi = U128.subHi(kHi, kLo, zHi, zLo);
-      kLo -= zLo;
-    }
-    throw new IllegalStateException("select on an empty tree");
-  }
-
   private void found(Leaf leaf, int j) {
     foundStartHi = leaf.startHi(j);
     foundStartLo = leaf.startLo[j];
@@ -374,6 +338,180 @@ final class FreeRangeTree {
     inner.recount();
     right.recount();
     return right;
+  }
+
+  /**
+   * Removes one free address, found by rank (the k-th free address, when {@code byRank}) or by value,
+   * in a single descent that splits its range when needed. Returns false when, by value, the
+   * address is not free. The taken offset is left in {@link #foundStartHi}/{@link #foundStartLo}.
+   */
+  boolean takeOne(boolean byRank, long hi, long lo) {
+    takeFailed = false;
+    Node sibling = takeOne(root, byRank, hi, lo);
+    if (takeFailed) {
+      return false;
+    }
+    if (sibling != null) {
+      Inner newRoot = new Inner();
+      newRoot.kids[0] = root;
+      newRoot.kids[1] = sibling;
+      newRoot.n = 2;
+      newRoot.refreshKey(0);
+      newRoot.refreshKey(1);
+      newRoot.recount();
+      root = newRoot;
+    }
+    while (root instanceof Inner inner && inner.n == 1) {
+      root = inner.kids[0];
+    }
+    if (root instanceof Inner inner && inner.n == 0) {
+      root = new Leaf();
+    }
+    return true;
+  }
+
+  private boolean takeFailed;
+
+  private Node takeOne(Node node, boolean byRank, long hi, long lo) {
+    if (node instanceof Inner inner) {
+      int i;
+      if (byRank) {
+        i = 0;
+        boolean narrow = root.countHi == 0; // every count fits in 64 bits: skip the high words
+        for (; i < inner.n - 1; i++) {
+          Node kid = inner.kids[i];
+          if (narrow ? Long.compareUnsigned(lo, kid.countLo) < 0
+              : U128.compare(hi, lo, kid.countHi, kid.countLo) < 0) {
+            break;
+          }
+          hi = U128.subHi(hi, lo, kid.countHi, kid.countLo);
+          lo -= kid.countLo;
+        }
+      } else {
+        i = inner.route(hi, lo);
+        if (i < 0) {
+          takeFailed = true;
+          return null;
+        }
+      }
+      Node sibling = takeOne(inner.kids[i], byRank, hi, lo);
+      if (takeFailed) {
+        return null;
+      }
+      if (inner.kids[i].n == 0) {
+        System.arraycopy(inner.kids, i + 1, inner.kids, i, inner.n - i - 1);
+        System.arraycopy(inner.keyHi, i + 1, inner.keyHi, i, inner.n - i - 1);
+        System.arraycopy(inner.keyLo, i + 1, inner.keyLo, i, inner.n - i - 1);
+        inner.n--;
+        inner.kids[inner.n] = null;
+      } else {
+        inner.refreshKey(i);
+      }
+      if (sibling == null) {
+        decrement(inner);
+        return null;
+      }
+      int at = i + 1;
+      if (inner.n < INNER_CAPACITY) {
+        insertChild(inner, at, sibling);
+        decrement(inner);
+        return null;
+      }
+      Inner right = splitInner(inner, at);
+      if (at <= inner.n && inner.n < INNER_CAPACITY) {
+        insertChild(inner, at, sibling);
+      } else {
+        insertChild(right, at - inner.n, sibling);
+      }
+      inner.recount();
+      right.recount();
+      return right;
+    }
+    Leaf leaf = (Leaf) node;
+    int j;
+    long xHi;
+    long xLo;
+    if (byRank) {
+      j = 0;
+      boolean narrow = root.countHi == 0;
+      for (; j < leaf.n - 1; j++) {
+        long zLo = leaf.endLo[j] - leaf.startLo[j] + 1;
+        if (narrow) {
+          if (Long.compareUnsigned(lo, zLo) < 0) {
+            break;
+          }
+          lo -= zLo;
+        } else {
+          long zHi = sizeHi(leaf.startHi(j), leaf.startLo[j], leaf.endHi(j), leaf.endLo[j]);
+          if (U128.compare(hi, lo, zHi, zLo) < 0) {
+            break;
+          }
+          hi = U128.subHi(hi, lo, zHi, zLo);
+          lo -= zLo;
+        }
+      }
+      xHi = U128.addHi(leaf.startHi(j), leaf.startLo[j], hi, lo);
+      xLo = leaf.startLo[j] + lo;
+    } else {
+      j = leafRoute(leaf, hi, lo);
+      if (j < 0 || U128.compare(leaf.endHi(j), leaf.endLo[j], hi, lo) < 0) {
+        takeFailed = true;
+        return null;
+      }
+      xHi = hi;
+      xLo = lo;
+    }
+    foundStartHi = xHi;
+    foundStartLo = xLo;
+    long sHi = leaf.startHi(j);
+    long sLo = leaf.startLo[j];
+    long eHi = leaf.endHi(j);
+    long eLo = leaf.endLo[j];
+    boolean atStart = sLo == xLo && sHi == xHi;
+    boolean atEnd = eLo == xLo && eHi == xHi;
+    Leaf right = null;
+    if (atStart && atEnd) {
+      leaf.shift(j + 1, j, leaf.n - j - 1);
+      leaf.n--;
+      rangeCount--;
+    } else if (atStart) {
+      leaf.set(j, U128.addHi(xHi, xLo, 0, 1), xLo + 1, eHi, eLo);
+    } else if (atEnd) {
+      leaf.set(j, sHi, sLo, U128.subHi(xHi, xLo, 0, 1), xLo - 1);
+    } else {
+      leaf.set(j, sHi, sLo, U128.subHi(xHi, xLo, 0, 1), xLo - 1);
+      long nHi = U128.addHi(xHi, xLo, 0, 1);
+      long nLo = xLo + 1;
+      int at = j + 1;
+      rangeCount++;
+      if (leaf.n < LEAF_CAPACITY) {
+        leaf.shift(at, at + 1, leaf.n - at);
+        leaf.set(at, nHi, nLo, eHi, eLo);
+        leaf.n++;
+      } else {
+        right = splitLeaf(leaf, at);
+        if (at <= leaf.n && leaf.n < LEAF_CAPACITY) {
+          leaf.shift(at, at + 1, leaf.n - at);
+          leaf.set(at, nHi, nLo, eHi, eLo);
+          leaf.n++;
+        } else {
+          int k = at - leaf.n;
+          right.shift(k, k + 1, right.n - k);
+          right.set(k, nHi, nLo, eHi, eLo);
+          right.n++;
+        }
+        leaf.recount();
+        right.recount();
+        return right;
+      }
+    }
+    decrement(leaf);
+    return null;
+  }
+
+  private static void decrement(Node node) {
+    node.countHi = U128.subHi(node.countHi, node.countLo, 0, 1);
+    node.countLo -= 1;
   }
 
   /** Changes the range that starts at the key, keeping it between its neighbours. */
