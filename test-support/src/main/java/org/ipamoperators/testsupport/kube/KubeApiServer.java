@@ -1,0 +1,214 @@
+package org.ipamoperators.testsupport.kube;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.ipamoperators.testsupport.TestBinaries;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real etcd and kube-apiserver on loopback ports, started through fabric8 kube-api-test from the binaries
+ * {@code scripts/test-env.sh} prepares.
+ *
+ * <p>{@link #shared()} starts one per JVM on first use and stops it when the JVM exits. There is no
+ * kube-controller-manager: no garbage collection of owner references, no namespace finalization, no service
+ * accounts or tokens, no pods scheduled. Everything the apiserver itself does is real: validation against the
+ * OpenAPI schema, defaulting, pruning, optimistic locking, the status subresource, finalizers and
+ * {@code deletionTimestamp}, server-side apply with managed fields, watches, admission and RBAC.
+ *
+ * <p>Each instance works in its own temporary directory: fresh certificates, a private etcd data directory, and
+ * an {@code etcd} wrapper that keeps etcd on 127.0.0.1 (kube-api-test would bind it to 0.0.0.0).
+ */
+public final class KubeApiServer {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KubeApiServer.class);
+
+  /** Milliseconds kube-api-test waits for etcd and kube-apiserver to become ready. */
+  private static final int STARTUP_TIMEOUT_MILLIS = 120_000;
+
+  private static KubeApiServer shared;
+  private static RuntimeException sharedStartFailure;
+
+  private final Path workDir;
+  private final KubeAPIServer server;
+  private final Config config;
+  private final String kubeconfig;
+  private final KubernetesClient adminClient;
+  private final String version;
+  private volatile boolean stopped;
+
+  private KubeApiServer(Path binDir) {
+    long started = System.nanoTime();
+    this.version = binDir.getFileName().toString().replace("-linux-amd64", "");
+    this.workDir = createWorkDir(binDir);
+    this.server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+        .withTestDir(workDir.toString())
+        .withApiServerVersion(version)
+        // Set every value explicitly: kube-api-test 7.5.2 casts environment strings to Boolean/Integer
+        // (ClassCastException when KUBE_API_TEST_OFFLINE_MODE=true is exported).
+        .withOfflineMode(true)
+        .withUpdateKubeConfig(false)
+        .withWaitForEtcdHealthCheckOnStartup(true)
+        .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
+        .withApiServerFlag("--bind-address", "127.0.0.1")
+        // The "kubernetes" Service endpoints would otherwise point at a host interface address.
+        .withApiServerFlag("--endpoint-reconciler-type", "none")
+        .build());
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      safeStop();
+      throw new IllegalStateException("kube-apiserver " + version + " (from " + binDir + ") did not start: " + e
+          + ". Its output is logged at DEBUG by io.fabric8.kubeapitest.process", e);
+    }
+    this.kubeconfig = server.getKubeConfigYaml();
+    this.config = clientConfig(workDir, Config.fromKubeconfig(kubeconfig).getMasterUrl());
+    this.adminClient = newClient();
+    LOG.info("kube-apiserver {} ready at {} in {} ms", version, config.getMasterUrl(),
+        Duration.ofNanos(System.nanoTime() - started).toMillis());
+  }
+
+  /**
+   * The apiserver of this JVM, started on first call. If the start failed, every later call fails at once with
+   * the same cause instead of waiting for another start-up timeout.
+   */
+  public static synchronized KubeApiServer shared() {
+    if (sharedStartFailure != null) {
+      throw new IllegalStateException("kube-apiserver failed to start earlier in this JVM", sharedStartFailure);
+    }
+    if (shared == null) {
+      Path binDir = TestBinaries.fromEnvironment().kubernetesBinDir();
+      try {
+        shared = new KubeApiServer(binDir);
+      } catch (RuntimeException e) {
+        sharedStartFailure = e;
+        throw e;
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(shared::stop, "kube-apiserver-stop"));
+    }
+    return shared;
+  }
+
+  /** The version of the running binaries, e.g. {@code 1.34.4}. */
+  public String version() {
+    return version;
+  }
+
+  /** {@code https://127.0.0.1:<port>}. */
+  public String url() {
+    return config.getMasterUrl();
+  }
+
+  /** A kubeconfig (YAML) for a cluster-admin (group {@code system:masters}), e.g. for JOSDK or kubectl. */
+  public String kubeconfig() {
+    return kubeconfig;
+  }
+
+  /** A fresh copy of the cluster-admin client configuration, with {@code default} as namespace. */
+  public Config clientConfig() {
+    return new ConfigBuilder(config).build();
+  }
+
+  /** A new cluster-admin client; the caller closes it. */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder().withConfig(clientConfig()).build();
+  }
+
+  /** A cluster-admin client shared by the JVM. Do not close it. */
+  public KubernetesClient adminClient() {
+    return adminClient;
+  }
+
+  /** Stops kube-apiserver and etcd and deletes the work directory. Idempotent. */
+  public synchronized void stop() {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
+    if (adminClient != null) {
+      adminClient.close();
+    }
+    safeStop();
+  }
+
+  private void safeStop() {
+    try {
+      server.stop();
+    } catch (RuntimeException e) {
+      LOG.warn("Stopping kube-apiserver failed", e);
+    } finally {
+      deleteRecursively(workDir);
+    }
+  }
+
+  /**
+   * Lays out {@code <work>/k8s/<version>-linux-amd64/} as kube-api-test expects: links to kube-apiserver and
+   * kubectl, and an etcd wrapper that rewrites kube-api-test's {@code http://0.0.0.0:<port>} URLs to 127.0.0.1.
+   */
+  private static Path createWorkDir(Path binDir) {
+    try {
+      Path work = Files.createTempDirectory("ipam-kube-api-");
+      Path versionDir = Files.createDirectories(work.resolve("k8s").resolve(binDir.getFileName()));
+      Files.createSymbolicLink(versionDir.resolve("kube-apiserver"), binDir.resolve("kube-apiserver").toRealPath());
+      Files.createSymbolicLink(versionDir.resolve("kubectl"), binDir.resolve("kubectl").toRealPath());
+      Path etcd = versionDir.resolve("etcd");
+      Files.writeString(etcd, etcdWrapper(binDir.resolve("etcd").toRealPath()), StandardCharsets.UTF_8);
+      Files.setPosixFilePermissions(etcd, PosixFilePermissions.fromString("rwxr-xr-x"));
+      return work;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot prepare a work directory for kube-apiserver", e);
+    }
+  }
+
+  static String etcdWrapper(Path realEtcd) {
+    return "#!/bin/sh\n"
+        + "# Written by org.ipamoperators.testsupport.kube.KubeApiServer: keep etcd on the loopback interface.\n"
+        + "n=$#\n"
+        + "for a in \"$@\"; do\n"
+        + "  case \"$a\" in http://0.0.0.0:*) a=\"http://127.0.0.1:${a#http://0.0.0.0:}\" ;; esac\n"
+        + "  set -- \"$@\" \"$a\"\n"
+        + "done\n"
+        + "shift \"$n\"\n"
+        + "exec '" + realEtcd.toString().replace("'", "'\\''") + "' \"$@\"\n";
+  }
+
+  /** Built from the files kube-api-test wrote, not from its kubeconfig, so nothing of ~/.kube or the environment leaks in. */
+  private static Config clientConfig(Path workDir, String url) {
+    return new ConfigBuilder(Config.empty())
+        .withMasterUrl(url)
+        .withCaCertFile(workDir.resolve("apiserver.crt").toString())
+        .withClientCertFile(workDir.resolve("client.crt").toString())
+        .withClientKeyFile(workDir.resolve("client.key").toString())
+        .withClientKeyAlgo("RSA")
+        .withNamespace("default")
+        .withRequestTimeout(30_000)
+        .withConnectionTimeout(10_000)
+        .withHttpsProxy(null)
+        .withHttpProxy(null)
+        .build();
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (dir == null || !Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      LOG.warn("Cannot delete {}", dir, e);
+    }
+  }
+}
