@@ -72,7 +72,9 @@ public final class IpamPlanner {
     Map<String, RebuiltLedger> ledgers = new TreeMap<>();
     for (Pool p : pools.values()) {
       PoolDefinition d = definitions.get(p.name());
-      AllocatorOptions options = AllocatorOptions.of(d.strategy());
+      // Time stands still within one plan: an address released here cools down for the whole plan.
+      AllocatorOptions options = AllocatorOptions.of(d.strategy())
+          .withCooldown(d.cooldown(), java.time.Clock.fixed(java.time.Instant.EPOCH, java.time.ZoneOffset.UTC));
       RebuiltLedger l = LedgerRebuild.rebuild(p, options,
           claimsByPool.getOrDefault(p.name(), List.of()));
       ledgers.put(p.name(), l);
@@ -135,8 +137,9 @@ public final class IpamPlanner {
           allocations.add(new PlanResult.Allocation(c.name(), pool, got.get(), false));
         } else {
           unallocated.add(new PlanResult.Unallocated(c.name(), pool, "pool " + pool
-              + " is exhausted (" + p.families().stream().map(f -> l.allocator().capacity(f)
-              + " " + f.kubernetesName()).toList() + " usable addresses, all allocated)"));
+              + " is exhausted (" + String.join(" and ", p.families().stream().map(f ->
+              l.allocator().capacity(f) + " usable " + f.kubernetesName()).toList())
+              + " addresses, all allocated)"));
         }
       }
     }

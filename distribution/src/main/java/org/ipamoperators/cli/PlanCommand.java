@@ -1,0 +1,58 @@
+package org.ipamoperators.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.ipamoperators.core.plan.IpamPlanner;
+import org.ipamoperators.core.plan.PlanInput;
+import org.ipamoperators.core.plan.PlanResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code ipam plan FILE}: what the operators would allocate and place for a described cluster. */
+@Command(name = "plan", mixinStandardHelpOptions = true,
+    description = {
+        "Reads a YAML description of pools, nodes, claimants and existing claims, and prints the",
+        "allocations, the placement on nodes, the changes from today's state, and every",
+        "unplaceable or conflicting item with its reason. Nothing is changed anywhere."},
+    footer = {"", "Exit status: 0 planned; 1 planned with problems and --fail-on-problems; 2 bad input."})
+final class PlanCommand implements Callable<Integer> {
+  enum Format { text, json }
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(paramLabel = "FILE", description = "the plan file (YAML); see examples/")
+  Path file;
+
+  @Option(names = {"-o", "--output"}, defaultValue = "text",
+      description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
+  Format output;
+
+  @Option(names = "--fail-on-problems", description = "exit with 1 when anything is unallocated, conflicting or unplaceable")
+  boolean failOnProblems;
+
+  @Override
+  public Integer call() throws Exception {
+    PlanInput input;
+    try {
+      input = PlanFileReader.read(file);
+    } catch (PlanFileException e) {
+      spec.commandLine().getErr().println("ipam plan: " + e.getMessage());
+      return 2;
+    }
+    PlanResult result = IpamPlanner.plan(input);
+    if (output == Format.json) {
+      spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+          .writeValueAsString(PlanReport.json(result)));
+    } else {
+      spec.commandLine().getOut().print(PlanReport.text(result));
+    }
+    spec.commandLine().getOut().flush();
+    return failOnProblems && !result.clean() ? 1 : 0;
+  }
+}

@@ -1,0 +1,151 @@
+package org.ipamoperators.cli;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.placement.Change;
+import org.ipamoperators.core.placement.GroupHeadroom;
+import org.ipamoperators.core.placement.Unplaceable;
+import org.ipamoperators.core.plan.PlanResult;
+
+/** Renders a {@link PlanResult} for people (aligned text) or for scripts (a JSON-ready tree). */
+final class PlanReport {
+  private PlanReport() {}
+
+  /** Every problem as one line: conflicts, invalid pools, unallocated and unplaceable addresses. */
+  static List<Map<String, Object>> problems(PlanResult r) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    r.invalidPools().forEach(p -> p.problems().forEach(x ->
+        out.add(problem("invalid-pool", p.pool(), "pool " + p.pool() + ": " + x.message()))));
+    r.conflicts().forEach(c -> out.add(problem("conflict",
+        c.pool() == null ? c.conflict().address().toString() : c.pool(), c.conflict().message())));
+    r.unallocated().forEach(u -> out.add(problem("unallocated", u.claimant(),
+        u.claimant() + " gets no address from " + u.pool() + ": " + u.reason())));
+    for (Unplaceable u : r.placement().unplaceable()) {
+      out.add(problem("unplaceable", u.owner(), u.message()));
+    }
+    return out;
+  }
+
+  private static Map<String, Object> problem(String kind, String subject, String message) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("kind", kind);
+    m.put("subject", subject);
+    m.put("message", message);
+    return m;
+  }
+
+  static Map<String, Object> json(PlanResult r) {
+    Map<String, Object> root = new LinkedHashMap<>();
+    List<Map<String, Object>> pools = new ArrayList<>();
+    r.usage().forEach(u -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("pool", u.pool());
+      m.put("family", u.family().kubernetesName());
+      m.put("capacity", u.capacity());
+      m.put("allocated", u.allocated());
+      m.put("free", u.free());
+      pools.add(m);
+    });
+    root.put("pools", pools);
+    List<Map<String, Object>> allocations = new ArrayList<>();
+    r.allocations().forEach(a -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("claimant", a.claimant());
+      m.put("pool", a.pool());
+      m.put("address", a.address().toString());
+      m.put("kept", a.kept());
+      allocations.add(m);
+    });
+    root.put("allocations", allocations);
+    Map<String, List<String>> placement = new LinkedHashMap<>();
+    r.placement().assignments().forEach((node, ips) -> placement.put(node, ips.stream().map(Ip::toString).toList()));
+    root.put("placement", placement);
+    List<Map<String, Object>> changes = new ArrayList<>();
+    for (Change c : r.placement().changes()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("kind", c.kind().name());
+      m.put("address", c.address().toString());
+      m.put("from", c.from());
+      m.put("to", c.to());
+      m.put("reason", c.reason());
+      changes.add(m);
+    }
+    root.put("changes", changes);
+    List<Map<String, Object>> released = new ArrayList<>();
+    r.released().forEach(x -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("owner", x.owner());
+      m.put("pool", x.pool());
+      m.put("address", x.address().toString());
+      m.put("reason", x.reason());
+      released.add(m);
+    });
+    root.put("released", released);
+    List<Map<String, Object>> headroom = new ArrayList<>();
+    for (GroupHeadroom h : r.placement().headroom()) {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("group", h.group());
+      m.put("eligibleNodes", h.eligibleNodes());
+      m.put("hosted", h.hosted());
+      m.put("busiestNode", h.busiestNode());
+      m.put("busiestHosted", h.busiestHosted());
+      m.put("spareElsewhere", h.spareElsewhere() < 0 ? "unlimited" : h.spareElsewhere());
+      m.put("survivesLossOfBusiestNode", h.survivesLossOfBusiestNode());
+      headroom.add(m);
+    }
+    root.put("headroom", headroom);
+    root.put("problems", problems(r));
+    return root;
+  }
+
+  static String text(PlanResult r) {
+    StringBuilder b = new StringBuilder();
+    b.append("Pools\n");
+    r.usage().forEach(u -> b.append(String.format("  %-16s %-5s capacity %-22s allocated %-8s free %s%n",
+        u.pool(), u.family().kubernetesName(), u.capacity(), u.allocated(), u.free())));
+    b.append("\nAllocations\n");
+    if (r.allocations().isEmpty()) {
+      b.append("  (none)\n");
+    }
+    r.allocations().forEach(a -> b.append(String.format("  %-24s %-16s %-40s %s%n", a.claimant(), a.pool(),
+        a.address(), a.kept() ? "kept" : "new")));
+    if (!r.released().isEmpty()) {
+      b.append("\nReleased\n");
+      r.released().forEach(x -> b.append(String.format("  %-40s %s%n", x.address(), x.reason())));
+    }
+    b.append("\nPlacement\n");
+    r.placement().assignments().forEach((node, ips) -> b.append(String.format("  %-24s %s%n", node,
+        ips.isEmpty() ? "-" : String.join(", ", ips.stream().map(Ip::toString).toList()))));
+    b.append("\nChanges\n");
+    if (r.placement().changes().isEmpty()) {
+      b.append("  (none)\n");
+    }
+    for (Change c : r.placement().changes()) {
+      String what = switch (c.kind()) {
+        case PLACE -> "place  " + c.address() + " on " + c.to();
+        case MOVE -> "move   " + c.address() + " from " + c.from() + " to " + c.to();
+        case REMOVE -> "remove " + c.address() + " from " + c.from();
+      };
+      b.append("  ").append(what).append("  (").append(c.reason()).append(")\n");
+    }
+    if (!r.placement().headroom().isEmpty()) {
+      b.append("\nHeadroom\n");
+      for (GroupHeadroom h : r.placement().headroom()) {
+        b.append(String.format("  %-16s eligible nodes %d, hosting %d; busiest %s (%d); spare elsewhere %s: %s%n",
+            h.group() == null ? "(no group)" : h.group(), h.eligibleNodes(), h.hosted(), h.busiestNode(),
+            h.busiestHosted(), h.spareElsewhere() < 0 ? "unlimited" : Long.toString(h.spareElsewhere()),
+            h.survivesLossOfBusiestNode() ? "survives losing it" : "CANNOT absorb losing it"));
+      }
+    }
+    List<Map<String, Object>> problems = problems(r);
+    b.append("\nProblems\n");
+    if (problems.isEmpty()) {
+      b.append("  (none)\n");
+    }
+    problems.forEach(p -> b.append("  ").append(p.get("kind")).append(": ").append(p.get("message")).append('\n'));
+    return b.toString();
+  }
+}

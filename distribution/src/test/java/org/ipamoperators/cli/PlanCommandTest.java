@@ -1,0 +1,138 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/** Runs the real command line on the shipped examples and on broken files. */
+class PlanCommandTest {
+  private static final Path EXAMPLES = Path.of("..", "examples");
+
+  record Run(int exit, String out, String err) {}
+
+  static Run ipam(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = IpamCommand.commandLine();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int exit = cl.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  static Stream<Path> examples() throws IOException {
+    return Files.list(EXAMPLES).filter(p -> p.toString().endsWith(".yaml")).sorted();
+  }
+
+  @ParameterizedTest
+  @MethodSource("examples")
+  void everyExamplePlansWithoutError(Path example) {
+    Run r = ipam("plan", example.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).contains("Allocations", "Placement", "Changes", "Problems");
+  }
+
+  @Test
+  void twoZoneExampleKeepsExistingAddressesAndMovesOffTheFailedNode() {
+    Run r = ipam("plan", EXAMPLES.resolve("egress-two-zones.yaml").toString());
+    assertThat(r.out())
+        .containsPattern("payments\\s+zone-a\\s+192\\.0\\.2\\.4\\s+kept")
+        .containsPattern("billing\\s+zone-a\\s+192\\.0\\.2\\.5\\s+kept")
+        .contains("move   192.0.2.5 from worker-a3 to worker-a2  (node worker-a3 is not eligible)");
+  }
+
+  @Test
+  void jsonOutputIsMachineReadable() throws Exception {
+    Run r = ipam("plan", "-o", "json", EXAMPLES.resolve("problems.yaml").toString());
+    assertThat(r.exit()).isZero();
+    JsonNode root = new ObjectMapper().readTree(r.out());
+    assertThat(root.get("allocations")).hasSize(2);
+    assertThat(root.get("problems").findValuesAsText("kind"))
+        .contains("invalid-pool", "conflict", "unallocated", "unplaceable");
+    assertThat(root.get("pools").get(0).get("free").asInt()).isZero();
+  }
+
+  @Test
+  void failOnProblemsSetsTheExitStatus() {
+    assertThat(ipam("plan", "--fail-on-problems", EXAMPLES.resolve("problems.yaml").toString()).exit()).isEqualTo(1);
+    assertThat(ipam("plan", "--fail-on-problems", EXAMPLES.resolve("egress-two-zones.yaml").toString()).exit()).isZero();
+  }
+
+  @Test
+  void yamlSyntaxErrorsNameTheLine(@TempDir Path dir) throws IOException {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "pools:\n  - name: a\n    ranges: [192.0.2.0/24\nnodes: []\n");
+    Run r = ipam("plan", f.toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).startsWith("ipam plan: " + f + ":4:").doesNotContain("Exception").doesNotContain("\tat ");
+  }
+
+  @Test
+  void unknownFieldsNameTheLineAndTheKnownFields(@TempDir Path dir) throws IOException {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "pools:\n  - name: a\n    ranges: [192.0.2.0/24]\n    reserve: [192.0.2.1]\n");
+    Run r = ipam("plan", f.toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains(f + ":4:").contains("unknown field 'reserve'").contains("reserved");
+  }
+
+  @Test
+  void wrongTypesNameTheField(@TempDir Path dir) throws IOException {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "pools:\n  - name: a\n    ranges: [192.0.2.0/24]\nnodes:\n  - name: n1\n    capacity: lots\n");
+    Run r = ipam("plan", f.toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains(":6:").contains("nodes[0].capacity").contains("'lots' is not a whole number");
+  }
+
+  @Test
+  void badValuesNameTheFieldPathAndAllAreReported(@TempDir Path dir) throws IOException {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, String.join("\n",
+        "pools:",
+        "  - name: a",
+        "    ranges: [192.0.2.0/24]",
+        "    strategy: fastest",
+        "claims:",
+        "  - {address: 192.0.2.300, owner: x}",
+        "  - {address: 192.0.2.9}",
+        "claimants:",
+        "  - {name: c}",
+        ""));
+    Run r = ipam("plan", f.toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("pools[0].strategy: 'fastest' is not one of FIRST_FREE, RANDOM, STICKY")
+        .contains("claims[0].address: '192.0.2.300' is not an IP address")
+        .contains("claims[1].owner: every claim needs an owner")
+        .contains("claimants[0].pools: claimant 'c' names no pool");
+  }
+
+  @Test
+  void missingAndEmptyFilesAreExplained(@TempDir Path dir) throws IOException {
+    Run missing = ipam("plan", dir.resolve("nope.yaml").toString());
+    assertThat(missing.exit()).isEqualTo(2);
+    assertThat(missing.err()).contains("no such file");
+    Path empty = Files.writeString(dir.resolve("empty.yaml"), "");
+    assertThat(ipam("plan", empty.toString()).err()).contains("the file is empty");
+  }
+
+  @Test
+  void usageErrorsExitWith2() {
+    assertThat(ipam("plan").exit()).isEqualTo(2);
+    assertThat(ipam("plan", "-o", "xml", "x.yaml").exit()).isEqualTo(2);
+    assertThat(ipam("--help").out()).contains("plan");
+  }
+}
