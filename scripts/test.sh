@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every test of the suite, every tier: first prepares the real parts the tests run against
+# (etcd, kube-apiserver built from source, moto, keepalived; cached after the first run), then
+# `mvn verify` over all modules. Extra arguments go to Maven (for example: -pl ipam-core).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+env_exports="$(bash scripts/test-env.sh)"
+eval "$env_exports"
+exec mvn -B -ntp verify "$@"
