@@ -15,6 +15,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.ipamoperators.testsupport.OrphanGuard;
 import org.ipamoperators.testsupport.TestBinaries;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * {@code deletionTimestamp}, server-side apply with managed fields, watches, admission and RBAC.
  *
  * <p>Each instance works in its own temporary directory: fresh certificates, a private etcd data directory, and
- * an {@code etcd} wrapper that keeps etcd on 127.0.0.1 (kube-api-test would bind it to 0.0.0.0).
+ * wrapper scripts that keep etcd on 127.0.0.1 (kube-api-test would bind it to 0.0.0.0) and stop etcd and
+ * kube-apiserver if the JVM dies without its shutdown hooks ({@link OrphanGuard}).
  */
 public final class KubeApiServer {
 
@@ -162,11 +164,12 @@ public final class KubeApiServer {
     try {
       Path work = Files.createTempDirectory("ipam-kube-api-");
       Path versionDir = Files.createDirectories(work.resolve("k8s").resolve(binDir.getFileName()));
-      Files.createSymbolicLink(versionDir.resolve("kube-apiserver"), binDir.resolve("kube-apiserver").toRealPath());
       Files.createSymbolicLink(versionDir.resolve("kubectl"), binDir.resolve("kubectl").toRealPath());
-      Path etcd = versionDir.resolve("etcd");
-      Files.writeString(etcd, etcdWrapper(binDir.resolve("etcd").toRealPath()), StandardCharsets.UTF_8);
-      Files.setPosixFilePermissions(etcd, PosixFilePermissions.fromString("rwxr-xr-x"));
+      writeExecutable(versionDir.resolve("kube-apiserver"), "#!/bin/sh\n"
+          + "# Written by org.ipamoperators.testsupport.kube.KubeApiServer: stop with the test JVM.\n"
+          + OrphanGuard.scriptBody(ProcessHandle.current().pid(),
+              binDir.resolve("kube-apiserver").toRealPath().toString()));
+      writeExecutable(versionDir.resolve("etcd"), etcdWrapper(binDir.resolve("etcd").toRealPath()));
       return work;
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot prepare a work directory for kube-apiserver", e);
@@ -175,14 +178,20 @@ public final class KubeApiServer {
 
   static String etcdWrapper(Path realEtcd) {
     return "#!/bin/sh\n"
-        + "# Written by org.ipamoperators.testsupport.kube.KubeApiServer: keep etcd on the loopback interface.\n"
+        + "# Written by org.ipamoperators.testsupport.kube.KubeApiServer: keep etcd on the loopback interface\n"
+        + "# and stop it with the test JVM.\n"
         + "n=$#\n"
         + "for a in \"$@\"; do\n"
         + "  case \"$a\" in http://0.0.0.0:*) a=\"http://127.0.0.1:${a#http://0.0.0.0:}\" ;; esac\n"
         + "  set -- \"$@\" \"$a\"\n"
         + "done\n"
         + "shift \"$n\"\n"
-        + "exec '" + realEtcd.toString().replace("'", "'\\''") + "' \"$@\"\n";
+        + OrphanGuard.scriptBody(ProcessHandle.current().pid(), realEtcd.toString());
+  }
+
+  private static void writeExecutable(Path file, String script) throws IOException {
+    Files.writeString(file, script, StandardCharsets.UTF_8);
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 
   /** Built from the files kube-api-test wrote, not from its kubeconfig, so nothing of ~/.kube or the environment leaks in. */

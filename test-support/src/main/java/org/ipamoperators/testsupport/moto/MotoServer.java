@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.ipamoperators.testsupport.LoopbackPorts;
+import org.ipamoperators.testsupport.OrphanGuard;
 import org.ipamoperators.testsupport.TestBinaries;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,8 +56,8 @@ public final class MotoServer {
     this.endpoint = URI.create("http://127.0.0.1:" + port);
     try {
       this.log = Files.createTempFile("ipam-moto-", ".log");
-      ProcessBuilder builder = new ProcessBuilder(List.of(motoServer.toString(), "-H", "127.0.0.1", "-p",
-          Integer.toString(port)))
+      ProcessBuilder builder = new ProcessBuilder(OrphanGuard.guard(List.of(motoServer.toString(), "-H", "127.0.0.1",
+          "-p", Integer.toString(port))))
           .redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
           .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));

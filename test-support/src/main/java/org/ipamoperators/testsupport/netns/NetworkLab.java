@@ -196,8 +196,7 @@ public final class NetworkLab implements AutoCloseable {
     String name = PREFIX + PID + "-probe";
     CommandResult add = Commands.run(ip, "netns", "add", name);
     if (!add.succeeded()) {
-      String who = "uid " + uid();
-      return Optional.of("'ip netns add' failed as " + who + " (needs root: CAP_SYS_ADMIN and CAP_NET_ADMIN): "
+      return Optional.of("'ip netns add' failed (uid " + uid() + "; it needs CAP_SYS_ADMIN and CAP_NET_ADMIN): "
           + add.stderr().strip());
     }
     Commands.run(ip, "netns", "delete", name);
