@@ -1,0 +1,25 @@
+package org.ipamoperators.controller.common.ledger;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.fabric8.generator.annotation.Required;
+
+/**
+ * Who holds a claimed address: the controller that made the claim and the object it serves (a
+ * Namespace, a Service, a KeepalivedGroup...). The uid is recorded for garbage collection and
+ * audit; identity is controller, kind, namespace and name, so a claim survives its owner being
+ * re-created under the same name (the same address comes back, as users expect).
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record ClaimOwner(@Required String controller, @Required String kind, String namespace,
+    @Required String name, String uid) {
+
+  public boolean sameAs(ClaimOwner other) {
+    return other != null && controller.equals(other.controller) && kind.equals(other.kind)
+        && java.util.Objects.equals(namespace, other.namespace) && name.equals(other.name);
+  }
+
+  /** "Namespace payments (egressip)" for messages. */
+  public String describe() {
+    return kind + " " + (namespace == null ? "" : namespace + "/") + name + " (" + controller + ")";
+  }
+}

@@ -1,0 +1,106 @@
+package org.ipamoperators.controller.common.ledger;
+
+import io.fabric8.kubernetes.api.model.StatusDetails;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.api.model.KubernetesResourceList;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.ledger.Claim;
+
+/**
+ * The suite's shared record of who holds which address, kept in the cluster as one {@link IPClaim}
+ * per address. Creating the object is the lock, so no address can be given to two owners, even by
+ * two replicas with stale caches. Reads for planning may come from an informer cache; the create
+ * here always goes to the API server.
+ */
+public final class ClusterLedger {
+  public static final String LABEL_CONTROLLER = "ipam.ipamoperators.org/controller";
+  public static final String LABEL_POOL = "ipam.ipamoperators.org/pool";
+
+  private final KubernetesClient client;
+
+  public ClusterLedger(KubernetesClient client) {
+    this.client = client;
+  }
+
+  private NonNamespaceOperation<IPClaim, KubernetesResourceList<IPClaim>, Resource<IPClaim>> claims() {
+    return client.resources(IPClaim.class);
+  }
+
+  /**
+   * Claims an address for an owner. Idempotent: claiming what the owner already holds succeeds.
+   * Never overwrites another owner's claim.
+   */
+  public ClaimResult claim(Ip ip, String pool, ClaimOwner owner) {
+    String name = ClaimNames.of(ip);
+    IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), Map.of(
+        LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()),
+        LABEL_POOL, ClaimNames.labelValue(pool)));
+    try {
+      claims().resource(wanted).create();
+      return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+    }
+    IPClaim existing = claims().withName(name).get();
+    if (existing == null) {
+      // Deleted between our create and get: try once more rather than report a false holder.
+      return claim(ip, pool, owner);
+    }
+    ClaimOwner holder = existing.getSpec().owner();
+    return holder.sameAs(owner) ? new ClaimResult(ClaimResult.Outcome.ALREADY_OURS, holder)
+        : new ClaimResult(ClaimResult.Outcome.HELD_BY_OTHER, holder);
+  }
+
+  /**
+   * Releases an address if, and only if, this owner holds it: the delete carries the claim's uid
+   * as a precondition, so a claim re-created by someone else meanwhile is never removed.
+   */
+  public boolean release(Ip ip, ClaimOwner owner) {
+    IPClaim existing = claims().withName(ClaimNames.of(ip)).get();
+    if (existing == null || !existing.getSpec().owner().sameAs(owner)) {
+      return false;
+    }
+    try {
+      List<StatusDetails> deleted = claims().withName(ClaimNames.of(ip))
+          .lockResourceVersion(existing.getMetadata().getResourceVersion())
+          .delete();
+      return !deleted.isEmpty();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409 || e.getCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** The claim on an address, if any. */
+  public Optional<IPClaim> get(Ip ip) {
+    return Optional.ofNullable(claims().withName(ClaimNames.of(ip)).get());
+  }
+
+  /** Every claim of a pool, straight from the API server. */
+  public List<IPClaim> claimsOfPool(String pool) {
+    return claims().withLabel(LABEL_POOL, ClaimNames.labelValue(pool)).list().getItems().stream()
+        .filter(c -> pool.equals(c.getSpec().pool())).toList();
+  }
+
+  /** Every claim in the cluster, whoever made it. */
+  public List<IPClaim> all() {
+    return claims().list().getItems();
+  }
+
+  /** A claim object as ipam-core's ledger sees it: address, owner key, creation time. */
+  public static Claim toCoreClaim(IPClaim c, String ownerKey) {
+    String created = c.getMetadata().getCreationTimestamp();
+    return new Claim(Ip.parse(c.getSpec().address()), ownerKey, created == null ? null : Instant.parse(created));
+  }
+}

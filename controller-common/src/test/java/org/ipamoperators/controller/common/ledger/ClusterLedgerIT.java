@@ -1,0 +1,88 @@
+package org.ipamoperators.controller.common.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.junit.jupiter.api.Test;
+
+/** The ledger on a real API server: creation is the lock, even between separate clients. */
+@KubeApiTest(crds = "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml")
+class ClusterLedgerIT {
+  private static ClaimOwner ns(String name) {
+    return new ClaimOwner("egressip", "Namespace", null, name, null);
+  }
+
+  @Test
+  void exactlyOneOfManyConcurrentClaimantsWins(KubeApiServer server) throws Exception {
+    Ip ip = Ip.parse("192.0.2.77");
+    List<KubernetesClient> clients = List.of(server.newClient(), server.newClient(), server.newClient());
+    ExecutorService pool = Executors.newFixedThreadPool(12);
+    try {
+      List<Future<ClaimResult>> results = new ArrayList<>();
+      for (int i = 0; i < 24; i++) {
+        ClusterLedger ledger = new ClusterLedger(clients.get(i % clients.size()));
+        String owner = "ns-" + i;
+        results.add(pool.submit((Callable<ClaimResult>) () -> ledger.claim(ip, "egressipam/race", ns(owner))));
+      }
+      int won = 0;
+      String winner = null;
+      for (Future<ClaimResult> f : results) {
+        ClaimResult r = f.get();
+        if (r.outcome() == ClaimResult.Outcome.CLAIMED) {
+          won++;
+          winner = r.holder().name();
+        }
+      }
+      assertThat(won).isEqualTo(1);
+      for (Future<ClaimResult> f : results) {
+        ClaimResult r = f.get();
+        if (r.outcome() != ClaimResult.Outcome.CLAIMED) {
+          assertThat(r.outcome()).isEqualTo(ClaimResult.Outcome.HELD_BY_OTHER);
+          assertThat(r.holder().name()).isEqualTo(winner);
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+      clients.forEach(KubernetesClient::close);
+    }
+  }
+
+  @Test
+  void claimingAgainIsIdempotentAndOnlyTheOwnerReleases(KubernetesClient client) {
+    ClusterLedger ledger = new ClusterLedger(client);
+    Ip ip = Ip.parse("2001:db8::1");
+    assertThat(ledger.claim(ip, "ipgroup/v6", ns("a")).outcome()).isEqualTo(ClaimResult.Outcome.CLAIMED);
+    assertThat(ledger.claim(ip, "ipgroup/v6", ns("a")).outcome()).isEqualTo(ClaimResult.Outcome.ALREADY_OURS);
+    assertThat(ledger.get(ip)).hasValueSatisfying(c ->
+        assertThat(c.getMetadata().getName()).isEqualTo("2001-0db8-0000-0000-0000-0000-0000-0001"));
+    assertThat(ledger.release(ip, ns("b"))).isFalse();
+    assertThat(ledger.get(ip)).isPresent();
+    assertThat(ledger.claimsOfPool("ipgroup/v6")).hasSize(1);
+    assertThat(ledger.release(ip, ns("a"))).isTrue();
+    assertThat(ledger.get(ip)).isEmpty();
+    assertThat(ledger.claim(ip, "ipgroup/v6", ns("b")).outcome()).isEqualTo(ClaimResult.Outcome.CLAIMED);
+  }
+
+  @Test
+  void aClaimCannotBeRewrittenToAnotherOwner(KubernetesClient client) {
+    ClusterLedger ledger = new ClusterLedger(client);
+    Ip ip = Ip.parse("192.0.2.78");
+    ledger.claim(ip, "egressipam/x", ns("a"));
+    IPClaim c = ledger.get(ip).orElseThrow();
+    c.setSpec(new IPClaimSpec(c.getSpec().address(), c.getSpec().pool(), ns("thief")));
+    assertThatThrownBy(() -> client.resource(c).update())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("an IPClaim cannot be changed");
+  }
+}
