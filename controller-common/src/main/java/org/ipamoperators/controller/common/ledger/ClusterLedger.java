@@ -38,10 +38,16 @@ public final class ClusterLedger {
    * Never overwrites another owner's claim.
    */
   public ClaimResult claim(Ip ip, String pool, ClaimOwner owner) {
+    return claim(ip, pool, owner, Map.of());
+  }
+
+  /** Claims with extra labels on the claim object (for example how the address was chosen). */
+  public ClaimResult claim(Ip ip, String pool, ClaimOwner owner, Map<String, String> labels) {
     String name = ClaimNames.of(ip);
-    IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), Map.of(
-        LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()),
-        LABEL_POOL, ClaimNames.labelValue(pool)));
+    Map<String, String> all = new java.util.TreeMap<>(labels);
+    all.put(LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()));
+    all.put(LABEL_POOL, ClaimNames.labelValue(pool));
+    IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), all);
     try {
       claims().resource(wanted).create();
       return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner);
@@ -53,7 +59,7 @@ public final class ClusterLedger {
     IPClaim existing = claims().withName(name).get();
     if (existing == null) {
       // Deleted between our create and get: try once more rather than report a false holder.
-      return claim(ip, pool, owner);
+      return claim(ip, pool, owner, labels);
     }
     ClaimOwner holder = existing.getSpec().owner();
     return holder.sameAs(owner) ? new ClaimResult(ClaimResult.Outcome.ALREADY_OURS, holder)
@@ -80,6 +86,14 @@ public final class ClusterLedger {
       }
       throw e;
     }
+  }
+
+  /** Sets a label on a claim (labels are not part of the immutable spec). */
+  public void label(Ip ip, String key, String value) {
+    claims().withName(ClaimNames.of(ip)).edit(c -> {
+      c.getMetadata().getLabels().put(key, value);
+      return c;
+    });
   }
 
   /** The claim on an address, if any. */

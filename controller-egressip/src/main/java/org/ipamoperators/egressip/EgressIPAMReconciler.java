@@ -1,0 +1,518 @@
+package org.ipamoperators.egressip;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.ipamoperators.controller.common.kube.Conditions;
+import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.controller.common.kube.LabelSelectors;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.ClaimResult;
+import org.ipamoperators.controller.common.ledger.ClusterLedger;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpRange;
+import org.ipamoperators.core.failover.FailoverPolicy;
+import org.ipamoperators.core.failover.HealthObservation;
+import org.ipamoperators.core.failover.NodeVerdict;
+import org.ipamoperators.core.placement.NodeState;
+import org.ipamoperators.core.placement.PlacementOptions;
+import org.ipamoperators.core.placement.Unplaceable;
+import org.ipamoperators.egressip.api.CIDRAssignment;
+import org.ipamoperators.egressip.api.CidrStatus;
+import org.ipamoperators.egressip.api.EgressAnnotations;
+import org.ipamoperators.egressip.api.EgressIPAM;
+import org.ipamoperators.egressip.api.EgressIPAMStatus;
+import org.ipamoperators.egressip.network.NetworkDetector;
+import org.ipamoperators.egressip.network.NetworkType;
+import org.ipamoperators.egressip.network.NetworkWrite;
+import org.ipamoperators.egressip.network.OvnWriter;
+import org.ipamoperators.egressip.network.SdnWriter;
+import org.ipamoperators.egressip.plan.ClaimState;
+import org.ipamoperators.egressip.plan.EgressPlan;
+import org.ipamoperators.egressip.plan.EgressPlanner;
+import org.ipamoperators.egressip.plan.NamespaceProblem;
+import org.ipamoperators.egressip.plan.NamespaceState;
+import org.ipamoperators.egressip.plan.NodeInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles one EgressIPAM: reads the cluster (namespaces, ledger claims, nodes, the network's
+ * objects), lets {@link EgressPlanner} decide, then carries the plan out in an order that can be
+ * cut off anywhere and resumed: release, claim, publish in the namespace annotation, write the
+ * network, report. Every namespace's problem stays with that namespace.
+ */
+@ControllerConfiguration(name = "egressipam", finalizerName = EgressAnnotations.FINALIZER,
+    maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
+public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<EgressIPAM> {
+  static final String CONTROLLER = "egressip";
+  static final String LABEL_PUBLISHED = "ipam.ipamoperators.org/published";
+  static final String LABEL_ORIGIN = "ipam.ipamoperators.org/origin";
+  private static final Logger LOG = LoggerFactory.getLogger(EgressIPAMReconciler.class);
+  private static final Duration RETRY_SOON = Duration.ofSeconds(2);
+
+  private final KubernetesClient client;
+  private final ClusterLedger ledger;
+  private final EventRecorder events;
+  private final NetworkDetector detector;
+  private final Clock clock;
+  private InformerEventSource<Namespace, EgressIPAM> namespaces;
+  private InformerEventSource<Node, EgressIPAM> nodes;
+  private InformerEventSource<IPClaim, EgressIPAM> claims;
+
+  public EgressIPAMReconciler(KubernetesClient client) {
+    this(client, Clock.systemUTC());
+  }
+
+  public EgressIPAMReconciler(KubernetesClient client, Clock clock) {
+    this.client = client;
+    this.ledger = new ClusterLedger(client);
+    this.events = new EventRecorder(client, "egressipam-controller");
+    this.detector = new NetworkDetector(client);
+    this.clock = clock;
+  }
+
+  static String pool(String ipam) {
+    return "egressipam/" + ipam;
+  }
+
+  static ClaimOwner owner(String namespace) {
+    return new ClaimOwner(CONTROLLER, "Namespace", null, namespace, null);
+  }
+
+  @Override
+  public List<EventSource<?, EgressIPAM>> prepareEventSources(EventSourceContext<EgressIPAM> context) {
+    // A namespace maps to the IPAM it names; one that still carries egressips (opted out, moved to
+    // another IPAM) maps to every IPAM, so the old one releases what it held.
+    namespaces = new InformerEventSource<>(InformerEventSourceConfiguration
+        .from(Namespace.class, EgressIPAM.class)
+        .withSecondaryToPrimaryMapper(ns -> {
+          Map<String, String> a = annotations(ns);
+          Set<ResourceID> ids = new HashSet<>();
+          if (a.containsKey(EgressAnnotations.EGRESSIPAM)) {
+            ids.add(new ResourceID(a.get(EgressAnnotations.EGRESSIPAM)));
+          }
+          if (a.containsKey(EgressAnnotations.EGRESSIPS)) {
+            ids.addAll(allIpams(context));
+          }
+          return ids;
+        }).build(), context);
+    nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, EgressIPAM.class)
+        .withSecondaryToPrimaryMapper(n -> allIpams(context)).build(), context);
+    claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, EgressIPAM.class)
+        .withSecondaryToPrimaryMapper(c -> {
+          String p = c.getSpec() == null ? "" : c.getSpec().pool();
+          return p.startsWith("egressipam/") ? Set.of(new ResourceID(p.substring("egressipam/".length())))
+              : allIpams(context); // another controller's claim may free or take our addresses
+        }).build(), context);
+    return List.of(namespaces, nodes, claims);
+  }
+
+  private static Set<ResourceID> allIpams(EventSourceContext<EgressIPAM> context) {
+    return context.getPrimaryCache().list().map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  private static Map<String, String> annotations(HasMetadata o) {
+    return o.getMetadata().getAnnotations() == null ? Map.of() : o.getMetadata().getAnnotations();
+  }
+
+  @Override
+  public UpdateControl<EgressIPAM> reconcile(EgressIPAM ipam, Context<EgressIPAM> context) {
+    String name = ipam.getMetadata().getName();
+    dropLegacyFinalizer(ipam);
+    NetworkType network = detector.detect();
+    List<Namespace> opted = namespaces.list(ns -> name.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM))).toList();
+    Map<String, Namespace> byName = new HashMap<>();
+    namespaces.list(ns -> true).forEach(ns -> byName.put(ns.getMetadata().getName(), ns));
+    List<NamespaceState> wanting = opted.stream().filter(ns -> ns.getMetadata().getDeletionTimestamp() == null)
+        .map(ns -> new NamespaceState(ns.getMetadata().getName(), ns.getMetadata().getUid(),
+            annotations(ns).get(EgressAnnotations.EGRESSIPS))).toList();
+
+    Map<Ip, IPClaim> ourClaims = new HashMap<>();
+    List<ClaimState> claimStates = new ArrayList<>();
+    for (IPClaim c : claims.list(c -> true).toList()) {
+      Ip ip;
+      try {
+        ip = Ip.parse(c.getSpec().address());
+      } catch (RuntimeException e) {
+        continue;
+      }
+      boolean ours = pool(name).equals(c.getSpec().pool());
+      Map<String, String> labels = c.getMetadata().getLabels() == null ? Map.of() : c.getMetadata().getLabels();
+      Instant created = c.getMetadata().getCreationTimestamp() == null ? null
+          : Instant.parse(c.getMetadata().getCreationTimestamp());
+      if (ours) {
+        ourClaims.put(ip, c);
+        claimStates.add(new ClaimState(ip, c.getSpec().owner().name(), null,
+            "true".equals(labels.get(LABEL_PUBLISHED)), created));
+      } else {
+        claimStates.add(new ClaimState(ip, null, c.getSpec().owner().describe(), false, created));
+      }
+    }
+
+    SdnWriter sdn = new SdnWriter(client);
+    Map<String, Set<Ip>> hosting = network == NetworkType.OPENSHIFT_SDN ? sdn.hosting() : Map.of();
+    Map<String, Ip> hostIps = network == NetworkType.OPENSHIFT_SDN ? sdn.hostIps() : Map.of();
+    Duration grace = Duration.ofSeconds(ipam.getSpec().failoverGraceSeconds() == null ? 10
+        : ipam.getSpec().failoverGraceSeconds());
+    FailoverPolicy failover = new FailoverPolicy(grace, Duration.ofSeconds(60));
+    List<HealthObservation> health = new ArrayList<>();
+    List<Node> allNodes = nodes.list(n -> true).toList();
+    for (Node n : allNodes) {
+      health.add(readiness(n));
+    }
+    Instant now = clock.instant();
+    Map<String, NodeVerdict> verdicts = failover.evaluate(health, now);
+    List<NodeInfo> nodeInfos = new ArrayList<>();
+    for (Node n : allNodes) {
+      String nodeName = n.getMetadata().getName();
+      Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+      Set<Ip> primary = new HashSet<>(addresses(n));
+      if (hostIps.containsKey(nodeName)) {
+        primary.add(hostIps.get(nodeName));
+      }
+      nodeInfos.add(new NodeInfo(nodeName, labels.get(ipam.getSpec().topologyLabel()),
+          LabelSelectors.matches(ipam.getSpec().nodeSelector(), labels),
+          verdicts.get(nodeName).eligible(), capacity(n, ipam), primary,
+          hosting.getOrDefault(nodeName, Set.of())));
+    }
+
+    EgressPlan plan = EgressPlanner.plan(ipam.getSpec(), wanting, claimStates, nodeInfos, PlacementOptions.DEFAULT);
+    if (!plan.specValid()) {
+      String message = plan.specProblems().stream().map(p -> p.message()).collect(Collectors.joining("; "));
+      events.warning(ipam, "InvalidSpec", message);
+      return UpdateControl.patchStatus(status(ipam, network, plan, false, "InvalidSpec", message, List.of()));
+    }
+
+    // 1. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
+    Set<String> cleared = new HashSet<>();
+    for (Ip ip : plan.toRelease()) {
+      IPClaim c = ourClaims.get(ip);
+      String ns = c.getSpec().owner().name();
+      ledger.release(ip, c.getSpec().owner());
+      if (!plan.served().containsKey(ns) && byName.containsKey(ns)) {
+        cleared.add(ns);
+      }
+    }
+    // 2. Claim, per namespace, all or nothing.
+    boolean retry = false;
+    Set<String> failed = new HashSet<>();
+    for (Map.Entry<String, List<Ip>> e : plan.toClaim().entrySet()) {
+      String ns = e.getKey();
+      boolean manual = !plan.annotations().containsKey(ns) || wanting.stream()
+          .anyMatch(w -> w.name().equals(ns) && w.egressIps() != null && !w.egressIps().isBlank());
+      List<Ip> got = new ArrayList<>();
+      for (Ip ip : e.getValue()) {
+        ClaimResult r = ledger.claim(ip, pool(name), owner(ns),
+            Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
+        if (!r.ours()) {
+          failed.add(ns);
+          retry = true;
+          got.forEach(g -> ledger.release(g, owner(ns)));
+          events.warning(byName.get(ns), "AddressTaken", ip + " was claimed by " + r.holder().describe()
+              + " first; another address will be chosen");
+          break;
+        }
+        got.add(ip);
+      }
+    }
+    // 3. Publish in the namespace annotation, then mark the claims published.
+    Map<String, List<Ip>> served = new TreeMap<>(plan.served());
+    failed.forEach(served::remove);
+    for (Map.Entry<String, List<Ip>> e : served.entrySet()) {
+      String ns = e.getKey();
+      String value = plan.annotations().get(ns);
+      if (value != null && !annotate(ns, name, value)) {
+        retry = true;
+        continue;
+      }
+      for (Ip ip : e.getValue()) {
+        IPClaim c = ourClaims.get(ip);
+        boolean published = c != null && c.getMetadata().getLabels() != null
+            && "true".equals(c.getMetadata().getLabels().get(LABEL_PUBLISHED));
+        if (!published) {
+          try {
+            ledger.label(ip, LABEL_PUBLISHED, "true");
+          } catch (KubernetesClientException ex) {
+            retry = true;
+          }
+        }
+      }
+    }
+    // Namespaces that left this IPAM lose the annotation this IPAM wrote.
+    for (String ns : cleared) {
+      Namespace n = byName.get(ns);
+      if (n != null && !name.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
+          && annotations(n).containsKey(EgressAnnotations.EGRESSIPS)) {
+        removeAnnotation(ns, ipam);
+      }
+    }
+    // 4. The network.
+    List<String> failures = writeNetwork(ipam, network, plan, served, cleared, nodeInfos);
+    // 5. Report.
+    for (NamespaceProblem p : plan.problems()) {
+      Namespace n = byName.get(p.namespace());
+      if (n != null) {
+        events.warning(n, p.rejected() ? "EgressIPRejected" : "EgressIPPending", p.message());
+      }
+    }
+    for (Unplaceable u : plan.placement().unplaceable()) {
+      Namespace n = byName.get(u.owner());
+      if (n != null) {
+        events.warning(n, "EgressIPUnplaceable", u.message());
+      }
+    }
+    boolean ok = failures.isEmpty() && network != NetworkType.NONE;
+    String reason = network == NetworkType.NONE ? "UnsupportedNetwork"
+        : failures.isEmpty() ? "Reconciled" : "NetworkWriteFailed";
+    String message = network == NetworkType.NONE
+        ? "neither OpenShift SDN (HostSubnet) nor OVN-Kubernetes (EgressIP) is served by this cluster; addresses are allocated but not configured"
+        : String.join("; ", failures);
+    EgressIPAM patch = status(ipam, network, plan, ok, reason, message, failures);
+    Duration next = nextReview(verdicts, now);
+    if (retry) {
+      next = RETRY_SOON;
+    }
+    UpdateControl<EgressIPAM> control = UpdateControl.patchStatus(patch);
+    return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  private static Duration nextReview(Map<String, NodeVerdict> verdicts, Instant now) {
+    Instant soonest = null;
+    for (NodeVerdict v : verdicts.values()) {
+      if (v.reviewAt() != null && (soonest == null || v.reviewAt().isBefore(soonest))) {
+        soonest = v.reviewAt();
+      }
+    }
+    if (soonest == null) {
+      return null;
+    }
+    Duration d = Duration.between(now, soonest).plusMillis(200);
+    return d.isNegative() ? Duration.ofMillis(200) : d;
+  }
+
+  private List<String> writeNetwork(EgressIPAM ipam, NetworkType network, EgressPlan plan,
+      Map<String, List<Ip>> served, Set<String> cleared, List<NodeInfo> nodeInfos) {
+    List<CIDRAssignment> cidrs = ipam.getSpec().cidrs();
+    List<IpRange> ranges = cidrs.stream().map(c -> IpRange.parse(c.cidr())).toList();
+    Set<String> labelValues = cidrs.stream().map(CIDRAssignment::labelValue).collect(Collectors.toSet());
+    Map<String, Set<Ip>> hosting = new HashMap<>();
+    Map<String, IpRange> cidrMode = new HashMap<>();
+    Set<String> assignable = new HashSet<>();
+    Set<Ip> servedIps = new HashSet<>();
+    served.values().forEach(servedIps::addAll);
+    // One CIDR on bare metal: SDN picks the node itself from egressCIDRs, as the old operator did.
+    boolean useCidrMode = cidrs.size() == 1 && ranges.get(0).first().isIPv4();
+    for (NodeInfo n : nodeInfos) {
+      boolean member = n.selected() && n.topologyValue() != null && labelValues.contains(n.topologyValue());
+      if (member) {
+        assignable.add(n.name());
+        if (useCidrMode) {
+          cidrMode.put(n.name(), ranges.get(0));
+        }
+      }
+    }
+    if (!useCidrMode) {
+      plan.placement().assignments().forEach((node, ips) -> hosting.put(node,
+          ips.stream().filter(servedIps::contains).collect(Collectors.toSet())));
+    }
+    NetworkWrite write = new NetworkWrite(ipam.getMetadata().getName(), ranges, served, cleared, hosting,
+        cidrMode, assignable);
+    return switch (network) {
+      case OPENSHIFT_SDN -> new SdnWriter(client).apply(write);
+      case OVN_KUBERNETES -> new OvnWriter(client).apply(write);
+      case NONE -> List.of();
+    };
+  }
+
+  private EgressIPAM status(EgressIPAM ipam, NetworkType network, EgressPlan plan, boolean ready, String reason,
+      String message, List<String> failures) {
+    EgressIPAMStatus old = ipam.getStatus();
+    Long generation = ipam.getMetadata().getGeneration();
+    var conditions = Conditions.set(old == null ? null : old.conditions(), "Ready", ready, reason, message, generation);
+    long rejected = plan.problems().stream().filter(NamespaceProblem::rejected).count();
+    long pending = plan.problems().size() - rejected;
+    int unplaceable = plan.placement().unplaceable().size();
+    boolean degraded = rejected > 0 || pending > 0 || unplaceable > 0 || !failures.isEmpty();
+    String degradedMessage = degraded ? String.format(
+        "%d namespace(s) rejected, %d pending, %d address(es) unplaceable%s", rejected, pending, unplaceable,
+        failures.isEmpty() ? "" : ", " + failures.size() + " network write(s) failed") : "";
+    conditions = Conditions.set(conditions, "Degraded", degraded,
+        degraded ? (rejected > 0 ? "NamespacesRejected" : pending > 0 ? "NamespacesPending"
+            : unplaceable > 0 ? "Unplaceable" : "NetworkWriteFailed") : "AsExpected", degradedMessage, generation);
+    List<CidrStatus> cidrs = plan.usage().stream().map(u -> new CidrStatus(u.cidr(), u.capacity().toString(),
+        u.allocated().toString(), u.free().toString())).toList();
+    EgressIPAM patch = new EgressIPAM();
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName(ipam.getMetadata().getName());
+    patch.setMetadata(meta);
+    patch.setStatus(new EgressIPAMStatus(conditions, generation, plan.specValid() ? cidrs : null,
+        plan.served().size(), (int) pending, (int) rejected, unplaceable, network.display()));
+    return patch;
+  }
+
+  private static HealthObservation readiness(Node n) {
+    List<NodeCondition> conditions = n.getStatus() == null || n.getStatus().getConditions() == null
+        ? List.of() : n.getStatus().getConditions();
+    for (NodeCondition c : conditions) {
+      if ("Ready".equals(c.getType())) {
+        Instant at = c.getLastTransitionTime() == null ? Instant.EPOCH : Instant.parse(c.getLastTransitionTime());
+        return new HealthObservation(n.getMetadata().getName(), at, "True".equals(c.getStatus()));
+      }
+    }
+    // No Ready condition yet (a node just registered): not ready, since the beginning.
+    return new HealthObservation(n.getMetadata().getName(), Instant.EPOCH, false);
+  }
+
+  private static Set<Ip> addresses(Node n) {
+    Set<Ip> out = new HashSet<>();
+    if (n.getStatus() != null && n.getStatus().getAddresses() != null) {
+      for (NodeAddress a : n.getStatus().getAddresses()) {
+        if ("InternalIP".equals(a.getType()) || "ExternalIP".equals(a.getType())) {
+          try {
+            out.add(Ip.parse(a.getAddress()));
+          } catch (RuntimeException e) {
+            // a host name or garbage: nothing to protect
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static int capacity(Node n, EgressIPAM ipam) {
+    String a = annotations(n).get(EgressAnnotations.NODE_CAPACITY);
+    if (a != null) {
+      try {
+        return Math.max(0, Integer.parseInt(a.trim()));
+      } catch (NumberFormatException e) {
+        // fall through to the IPAM's setting; the node annotation is reported nowhere else
+      }
+    }
+    return ipam.getSpec().nodeCapacity() == null ? NodeState.UNLIMITED : ipam.getSpec().nodeCapacity();
+  }
+
+  /** Writes egressips with optimistic locking; false when the namespace changed meanwhile. */
+  private boolean annotate(String ns, String ipam, String value) {
+    Namespace fresh = client.namespaces().withName(ns).get();
+    if (fresh == null || !ipam.equals(annotations(fresh).get(EgressAnnotations.EGRESSIPAM))) {
+      return false;
+    }
+    if (value.equals(annotations(fresh).get(EgressAnnotations.EGRESSIPS))) {
+      return true;
+    }
+    fresh.getMetadata().getAnnotations().put(EgressAnnotations.EGRESSIPS, value);
+    try {
+      client.resource(fresh).update();
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private void removeAnnotation(String ns, EgressIPAM ipam) {
+    try {
+      client.namespaces().withName(ns).edit(n -> {
+        if (n.getMetadata().getAnnotations() != null) {
+          n.getMetadata().getAnnotations().remove(EgressAnnotations.EGRESSIPS);
+        }
+        return n;
+      });
+    } catch (KubernetesClientException e) {
+      LOG.warn("could not remove {} from namespace {}: {}", EgressAnnotations.EGRESSIPS, ns, e.getMessage());
+    }
+  }
+
+  private void dropLegacyFinalizer(EgressIPAM ipam) {
+    if (ipam.getMetadata().getFinalizers() != null
+        && ipam.getMetadata().getFinalizers().contains(EgressAnnotations.LEGACY_FINALIZER)) {
+      client.resources(EgressIPAM.class).withName(ipam.getMetadata().getName()).edit(x -> {
+        x.getMetadata().getFinalizers().remove(EgressAnnotations.LEGACY_FINALIZER);
+        return x;
+      });
+    }
+  }
+
+  /**
+   * IPAM deletion: clear what this IPAM wrote (namespace annotations it allocated, the network's
+   * entries in its CIDRs) and release its claims. Works from the claims, so an invalid spec never
+   * blocks it; manual addresses stay in their namespaces' annotations.
+   */
+  @Override
+  public DeleteControl cleanup(EgressIPAM ipam, Context<EgressIPAM> context) {
+    String name = ipam.getMetadata().getName();
+    List<IPClaim> held = ledger.claimsOfPool(pool(name));
+    Set<String> cleared = new HashSet<>();
+    List<IpRange> ranges = new ArrayList<>();
+    for (CIDRAssignment c : ipam.getSpec().cidrs()) {
+      try {
+        ranges.add(IpRange.parse(c.cidr()));
+      } catch (RuntimeException e) {
+        // an invalid CIDR: its addresses are found through the claims below
+      }
+    }
+    for (IPClaim c : held) {
+      Ip ip = Ip.parse(c.getSpec().address());
+      if (ranges.stream().noneMatch(r -> r.contains(ip))) {
+        ranges.add(IpRange.single(ip));
+      }
+      String ns = c.getSpec().owner().name();
+      boolean manual = c.getMetadata().getLabels() != null
+          && "manual".equals(c.getMetadata().getLabels().get(LABEL_ORIGIN));
+      if (client.namespaces().withName(ns).get() != null) {
+        cleared.add(ns);
+        if (!manual) {
+          removeAnnotation(ns, ipam);
+        }
+      }
+    }
+    NetworkType network = detector.detect();
+    NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
+    List<String> failures = switch (network) {
+      case OPENSHIFT_SDN -> new SdnWriter(client).apply(write);
+      case OVN_KUBERNETES -> new OvnWriter(client).apply(write);
+      case NONE -> List.of();
+    };
+    for (IPClaim c : held) {
+      ledger.release(Ip.parse(c.getSpec().address()), c.getSpec().owner());
+    }
+    if (!failures.isEmpty()) {
+      events.warning(ipam, "CleanupIncomplete", String.join("; ", failures));
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(10));
+    }
+    return DeleteControl.defaultDelete();
+  }
+}

@@ -1,0 +1,20 @@
+package org.ipamoperators.egressip.api;
+
+/** The annotation and label keys users and other operators already rely on. */
+public final class EgressAnnotations {
+  private EgressAnnotations() {}
+
+  /** On a Namespace: the name of the EgressIPAM it opts in to. */
+  public static final String EGRESSIPAM = "egressip-ipam-operator.redhat-cop.io/egressipam";
+  /** On a Namespace: its egress IPs, comma separated, one per CIDR in spec order. */
+  public static final String EGRESSIPS = "egressip-ipam-operator.redhat-cop.io/egressips";
+  /** On a Node: how many egress IPs it may host (overrides the IPAM's nodeCapacity). */
+  public static final String NODE_CAPACITY = "ipam.ipamoperators.org/egress-capacity";
+  /** On a Node, for OVN-Kubernetes: the node may host egress IPs. */
+  public static final String OVN_EGRESS_ASSIGNABLE = "k8s.ovn.org/egress-assignable";
+  /** On objects we write (EgressIP, nodes we labelled): which EgressIPAM manages them. */
+  public static final String MANAGED_BY = "ipam.ipamoperators.org/egressipam";
+  public static final String FINALIZER = "ipam.ipamoperators.org/egressipam-cleanup";
+  /** The anchor's finalizer, removed when found so migrated objects can be deleted. */
+  public static final String LEGACY_FINALIZER = "EgressIPAM_controller";
+}

@@ -1,0 +1,320 @@
+package org.ipamoperators.egressip.plan;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import org.ipamoperators.core.address.InvalidAddressException;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpRange;
+import org.ipamoperators.core.allocation.AllocationStrategy;
+import org.ipamoperators.core.allocation.Allocator;
+import org.ipamoperators.core.allocation.AllocatorOptions;
+import org.ipamoperators.core.placement.IpDemand;
+import org.ipamoperators.core.placement.NodeState;
+import org.ipamoperators.core.placement.PlacementOptions;
+import org.ipamoperators.core.placement.PlacementPlan;
+import org.ipamoperators.core.placement.PlacementPlanner;
+import org.ipamoperators.core.pool.Pool;
+import org.ipamoperators.core.pool.PoolProblem;
+import org.ipamoperators.egressip.api.CIDRAssignment;
+import org.ipamoperators.egressip.api.EgressIPAMSpec;
+
+/**
+ * Decides one reconcile of an EgressIPAM from what the cluster holds: the spec, the opted-in
+ * namespaces, the ledger's claims in the IPAM's CIDRs, and the nodes. Pure and deterministic.
+ *
+ * <p>Per namespace, independently of all others: a written {@code egressips} annotation is the
+ * user's (or a migrated) choice and is checked (one address per CIDR, in order, usable, not held by
+ * anyone else) and claimed; a namespace without it keeps the addresses it claimed but never saw
+ * published (a restart between claim and annotation), and gets new ones where it has none. A
+ * namespace whose annotation was removed after publication gets new addresses, as the old operator
+ * did. One namespace's problem never stops another's.
+ */
+public final class EgressPlanner {
+  private EgressPlanner() {}
+
+  public static EgressPlan plan(EgressIPAMSpec spec, List<NamespaceState> namespaces,
+      List<ClaimState> claims, List<NodeInfo> nodes, PlacementOptions placementOptions) {
+    List<CIDRAssignment> cidrs = spec.cidrs();
+    List<PoolProblem> specProblems = validate(spec);
+    if (!specProblems.isEmpty()) {
+      return new EgressPlan(specProblems, new TreeMap<>(), List.of(), new TreeMap<>(), new TreeMap<>(),
+          PlacementPlanner.plan(List.of(), List.of(), PlacementOptions.DEFAULT), List.of(), List.of(), Map.of());
+    }
+    List<Pool> pools = new ArrayList<>();
+    List<Allocator> allocators = new ArrayList<>();
+    AllocationStrategy strategy = spec.strategy() == null ? AllocationStrategy.FIRST_FREE
+        : AllocationStrategy.valueOf(spec.strategy());
+    for (int i = 0; i < cidrs.size(); i++) {
+      Pool p = Pool.of(cidrs.get(i).cidr(), List.of(cidrs.get(i).cidr()), cidrs.get(i).reservedOrEmpty());
+      pools.add(p);
+      allocators.add(Allocator.create(p, AllocatorOptions.of(strategy)));
+    }
+
+    // Addresses nobody may get: nodes' own addresses and other owners' claims.
+    Map<Ip, String> takenBy = new HashMap<>();
+    for (NodeInfo n : nodes) {
+      for (Ip ip : n.primaryAddresses()) {
+        int c = cidrIndex(pools, ip);
+        if (c >= 0) {
+          allocators.get(c).claim(ip);
+          takenBy.put(ip, "node " + n.name() + " (its own address)");
+        }
+      }
+    }
+    Map<String, NamespaceState> wanting = new TreeMap<>();
+    namespaces.forEach(n -> wanting.put(n.name(), n));
+    List<Ip> toRelease = new ArrayList<>();
+    Map<String, List<ClaimState>> claimsByNamespace = new TreeMap<>();
+    List<ClaimState> ordered = new ArrayList<>(claims);
+    ordered.sort(Comparator.comparing(ClaimState::address));
+    for (ClaimState c : ordered) {
+      int idx = cidrIndex(pools, c.address());
+      if (!c.ours()) {
+        if (idx >= 0) {
+          allocators.get(idx).claim(c.address());
+          takenBy.put(c.address(), c.foreignOwner());
+        }
+        continue;
+      }
+      if (idx < 0 || !wanting.containsKey(c.namespace())) {
+        toRelease.add(c.address()); // CIDR removed from the spec, or the namespace left
+        continue;
+      }
+      allocators.get(idx).claim(c.address());
+      takenBy.put(c.address(), "namespace " + c.namespace());
+      claimsByNamespace.computeIfAbsent(c.namespace(), k -> new ArrayList<>()).add(c);
+    }
+
+    TreeMap<String, List<Ip>> toClaim = new TreeMap<>();
+    TreeMap<String, String> annotations = new TreeMap<>();
+    TreeMap<String, List<Ip>> served = new TreeMap<>();
+    List<NamespaceProblem> problems = new ArrayList<>();
+    List<Ip> releaseAfterPass = new ArrayList<>();
+    for (NamespaceState ns : wanting.values()) {
+      List<ClaimState> held = claimsByNamespace.getOrDefault(ns.name(), List.of());
+      if (ns.egressIps() != null && !ns.egressIps().isBlank()) {
+        planWritten(ns, held, pools, takenBy, toClaim, annotations, served, toRelease, problems);
+      } else {
+        planUnwritten(ns, held, pools, allocators, strategy, toClaim, annotations, served, toRelease,
+            releaseAfterPass, problems);
+      }
+    }
+    for (Ip ip : releaseAfterPass) {
+      allocators.get(cidrIndex(pools, ip)).release(ip);
+    }
+
+    Map<Ip, Integer> cidrOf = new HashMap<>();
+    List<IpDemand> demands = new ArrayList<>();
+    served.forEach((ns, ips) -> {
+      for (int i = 0; i < ips.size(); i++) {
+        cidrOf.put(ips.get(i), i);
+        demands.add(new IpDemand(ips.get(i), cidrs.get(i).labelValue(), ns));
+      }
+    });
+    List<NodeState> nodeStates = new ArrayList<>();
+    for (NodeInfo n : nodes) {
+      Set<Ip> ours = new HashSet<>();
+      n.hosting().stream().filter(ip -> cidrIndex(pools, ip) >= 0).forEach(ours::add);
+      boolean inGroup = n.selected() && n.topologyValue() != null;
+      if (!inGroup && ours.isEmpty()) {
+        continue;
+      }
+      nodeStates.add(new NodeState(n.name(), inGroup ? n.topologyValue() : null,
+          inGroup && n.eligible(), n.capacity(), ours));
+    }
+    PlacementPlan placement = PlacementPlanner.plan(nodeStates, demands, placementOptions);
+
+    List<EgressPlan.CidrUsage> usage = new ArrayList<>();
+    for (int i = 0; i < pools.size(); i++) {
+      Allocator a = allocators.get(i);
+      var family = pools.get(i).families().iterator().next();
+      BigInteger allocated = BigInteger.ZERO;
+      for (List<Ip> ips : served.values()) {
+        if (ips.size() > i && pools.get(i).contains(ips.get(i))) {
+          allocated = allocated.add(BigInteger.ONE);
+        }
+      }
+      usage.add(new EgressPlan.CidrUsage(cidrs.get(i).cidr(), a.capacity(family), allocated,
+          a.freeCount(family)));
+    }
+    problems.sort(Comparator.comparing(NamespaceProblem::namespace));
+    return new EgressPlan(List.of(), toClaim, toRelease, annotations, served, placement, problems, usage,
+        cidrOf);
+  }
+
+  /** A namespace whose annotation names its addresses: check them and claim what is missing. */
+  private static void planWritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
+      Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim, Map<String, String> annotations,
+      Map<String, List<Ip>> served, List<Ip> toRelease, List<NamespaceProblem> problems) {
+    String[] parts = ns.egressIps().split(",", -1);
+    String expect = "write one address per CIDR, in order: "
+        + String.join(",", pools.stream().map(Pool::name).toList());
+    if (parts.length != pools.size()) {
+      problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
+          "egressips '" + ns.egressIps() + "' has " + parts.length + " address"
+          + (parts.length == 1 ? "" : "es") + " for " + pools.size() + " CIDR"
+          + (pools.size() == 1 ? "" : "s") + "; " + expect));
+      return;
+    }
+    Set<Ip> ownClaims = new HashSet<>();
+    held.forEach(c -> ownClaims.add(c.address()));
+    List<Ip> ips = new ArrayList<>();
+    for (int i = 0; i < parts.length; i++) {
+      String text = parts[i].trim();
+      Ip ip;
+      try {
+        ip = Ip.parse(text);
+      } catch (InvalidAddressException e) {
+        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
+            "egressips entry " + (i + 1) + " '" + parts[i] + "' is not an IP address; " + expect));
+        return;
+      }
+      Pool pool = pools.get(i);
+      if (!pool.contains(ip)) {
+        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
+            "egressips entry " + (i + 1) + " " + ip + " is not in CIDR " + pool.name() + "; " + expect));
+        return;
+      }
+      Optional<String> unusable = pool.whyUnusable(ip);
+      if (unusable.isPresent() && !ownClaims.contains(ip)) {
+        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
+            "egressips entry " + (i + 1) + ": " + unusable.get()));
+        return;
+      }
+      String holder = takenBy.get(ip);
+      if (holder != null && !ownClaims.contains(ip)) {
+        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.ADDRESS_TAKEN,
+            "egressips entry " + (i + 1) + " " + ip + " is held by " + holder));
+        return;
+      }
+      ips.add(ip);
+    }
+    if (new HashSet<>(ips).size() != ips.size()) {
+      problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
+          "egressips '" + ns.egressIps() + "' lists an address twice"));
+      return;
+    }
+    List<Ip> missing = ips.stream().filter(ip -> !ownClaims.contains(ip)).toList();
+    missing.forEach(ip -> takenBy.put(ip, "namespace " + ns.name()));
+    if (!missing.isEmpty()) {
+      toClaim.put(ns.name(), missing);
+    }
+    held.stream().map(ClaimState::address).filter(ip -> !ips.contains(ip)).forEach(toRelease::add);
+    String normalized = String.join(",", ips.stream().map(Ip::toString).toList());
+    if (!normalized.equals(ns.egressIps())) {
+      annotations.put(ns.name(), normalized);
+    }
+    served.put(ns.name(), ips);
+  }
+
+  /** A namespace without addresses written: adopt unpublished claims, allocate the rest. */
+  private static void planUnwritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
+      List<Allocator> allocators, AllocationStrategy strategy, Map<String, List<Ip>> toClaim,
+      Map<String, String> annotations, Map<String, List<Ip>> served, List<Ip> toRelease,
+      List<Ip> releaseAfterPass, List<NamespaceProblem> problems) {
+    Ip[] chosen = new Ip[pools.size()];
+    for (ClaimState c : held) {
+      int idx = cidrIndex(pools, c.address());
+      if (!c.published() && chosen[idx] == null) {
+        chosen[idx] = c.address(); // claimed, never published: a restart in between; keep it
+      } else {
+        toRelease.add(c.address()); // the user removed the annotation: new addresses, as before
+        releaseAfterPass.add(c.address());
+      }
+    }
+    List<Ip> fresh = new ArrayList<>();
+    for (int i = 0; i < pools.size(); i++) {
+      if (chosen[i] != null) {
+        continue;
+      }
+      var family = pools.get(i).families().iterator().next();
+      Optional<Ip> ip = allocators.get(i).allocate(family, strategy, ns.name());
+      if (ip.isEmpty()) {
+        fresh.forEach(f -> allocators.get(cidrIndex(pools, f)).release(f));
+        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.CIDR_EXHAUSTED,
+            "CIDR " + pools.get(i).name() + " has no free address (" + allocators.get(i).capacity(family)
+            + " usable, all allocated or reserved); the namespace gets its addresses when one is released"));
+        return;
+      }
+      chosen[i] = ip.get();
+      fresh.add(ip.get());
+    }
+    List<Ip> ips = List.of(chosen);
+    if (!fresh.isEmpty()) {
+      toClaim.put(ns.name(), fresh);
+    }
+    annotations.put(ns.name(), String.join(",", ips.stream().map(Ip::toString).toList()));
+    served.put(ns.name(), ips);
+  }
+
+  static int cidrIndex(List<Pool> pools, Ip ip) {
+    for (int i = 0; i < pools.size(); i++) {
+      if (pools.get(i).contains(ip)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** What admission cannot check: CIDR semantics, reserved addresses, overlaps, label values. */
+  public static List<PoolProblem> validate(EgressIPAMSpec spec) {
+    List<PoolProblem> problems = new ArrayList<>();
+    List<CIDRAssignment> cidrs = spec.cidrs();
+    if (cidrs.isEmpty()) {
+      problems.add(new PoolProblem("cidrAssignments", "cidrAssignments is empty: add at least one CIDR"));
+      return problems;
+    }
+    if (spec.strategy() != null) {
+      try {
+        AllocationStrategy.valueOf(spec.strategy().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        problems.add(new PoolProblem(spec.strategy(), "strategy must be FIRST_FREE, RANDOM or STICKY"));
+      }
+    }
+    List<IpRange> ranges = new ArrayList<>();
+    Map<String, Integer> labelValues = new LinkedHashMap<>();
+    for (int i = 0; i < cidrs.size(); i++) {
+      CIDRAssignment a = cidrs.get(i);
+      String at = "cidrAssignments[" + i + "]";
+      if (a.cidr() == null) {
+        problems.add(new PoolProblem(at, at + ".CIDR is missing"));
+        continue;
+      }
+      for (PoolProblem p : Pool.validate(a.cidr(), List.of(a.cidr()), a.reservedOrEmpty())) {
+        problems.add(new PoolProblem(p.value(), at + ": " + p.message()));
+      }
+      try {
+        IpRange r = IpRange.parse(a.cidr());
+        if (!r.isCidr()) {
+          problems.add(new PoolProblem(a.cidr(), at + ".CIDR '" + a.cidr() + "' needs a prefix length, such as "
+              + a.cidr() + (r.first().isIPv4() ? "/32" : "/128")));
+        }
+        for (int j = 0; j < ranges.size(); j++) {
+          if (ranges.get(j) != null && ranges.get(j).overlaps(r)) {
+            problems.add(new PoolProblem(a.cidr(), at + ".CIDR " + a.cidr() + " overlaps cidrAssignments["
+                + j + "].CIDR " + ranges.get(j).text() + "; one address would belong to two CIDRs"));
+          }
+        }
+        ranges.add(r);
+      } catch (InvalidAddressException e) {
+        ranges.add(null); // reported above
+      }
+      Integer other = labelValues.putIfAbsent(a.labelValue() == null ? "" : a.labelValue(), i);
+      if (other != null) {
+        problems.add(new PoolProblem(a.labelValue(), at + ".labelValue '" + a.labelValue()
+            + "' is also used by cidrAssignments[" + other + "]; nodes of one label value host one CIDR"));
+      }
+    }
+    return problems;
+  }
+}
