@@ -86,16 +86,18 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final EventRecorder events;
   private final NetworkDetector detector;
   private final Clock clock;
+  private final EgressMetrics metrics;
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
   private InformerEventSource<IPClaim, EgressIPAM> claims;
 
   public EgressIPAMReconciler(KubernetesClient client) {
-    this(client, Clock.systemUTC());
+    this(client, Clock.systemUTC(), new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
   }
 
-  public EgressIPAMReconciler(KubernetesClient client, Clock clock) {
+  public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry) {
     this.client = client;
+    this.metrics = new EgressMetrics(registry);
     this.ledger = new ClusterLedger(client);
     this.events = new EventRecorder(client, "egressipam-controller");
     this.detector = new NetworkDetector(client);
@@ -249,11 +251,14 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // 3. Publish in the namespace annotation, then mark the claims published.
     Map<String, List<Ip>> served = new TreeMap<>(plan.served());
     failed.forEach(served::remove);
-    for (Map.Entry<String, List<Ip>> e : served.entrySet()) {
+    Map<String, String> seen = new HashMap<>();
+    wanting.forEach(w -> seen.put(w.name(), w.egressIps()));
+    for (Map.Entry<String, List<Ip>> e : new ArrayList<>(served.entrySet())) {
       String ns = e.getKey();
       String value = plan.annotations().get(ns);
-      if (value != null && !annotate(ns, name, value)) {
+      if (value != null && !annotate(ns, name, seen.get(ns), value)) {
         retry = true;
+        served.remove(ns); // someone else wrote first: the next reconcile starts from their value
         continue;
       }
       for (Ip ip : e.getValue()) {
@@ -280,6 +285,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // 4. The network.
     List<String> failures = writeNetwork(ipam, network, plan, served, cleared, nodeInfos);
     // 5. Report.
+    recordMetrics(ipam, plan, nodeInfos, verdicts, served, now);
     for (NamespaceProblem p : plan.problems()) {
       Namespace n = byName.get(p.namespace());
       if (n != null) {
@@ -305,6 +311,42 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     UpdateControl<EgressIPAM> control = UpdateControl.patchStatus(patch);
     return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  private void recordMetrics(EgressIPAM ipam, EgressPlan plan, List<NodeInfo> nodeInfos,
+      Map<String, NodeVerdict> verdicts, Map<String, List<Ip>> served, Instant now) {
+    String name = ipam.getMetadata().getName();
+    EgressMetrics.Round round = metrics.round(name);
+    Set<String> labelValues = ipam.getSpec().cidrs().stream().map(CIDRAssignment::labelValue)
+        .collect(Collectors.toSet());
+    for (NodeInfo n : nodeInfos) {
+      if (!n.selected() || n.topologyValue() == null || !labelValues.contains(n.topologyValue())) {
+        continue;
+      }
+      double capacity = n.capacity() == NodeState.UNLIMITED ? Double.POSITIVE_INFINITY : n.capacity() + 1;
+      round.gauge("egressip_ip_capacity", "Egress IPs a node can hold, its own address included",
+          capacity, "node", n.name());
+      int hosted = plan.placement().assignments().getOrDefault(n.name(), new java.util.TreeSet<>()).size();
+      round.gauge("egressip_ip_allocated", "Egress IPs placed on a node, its own address included",
+          hosted + 1, "node", n.name());
+    }
+    for (EgressPlan.CidrUsage u : plan.usage()) {
+      round.gauge("egressip_cidr_capacity", "Usable addresses of a CIDR", u.capacity().doubleValue(), "cidr", u.cidr());
+      round.gauge("egressip_cidr_allocated", "Addresses of a CIDR held by namespaces", u.allocated().doubleValue(), "cidr", u.cidr());
+      round.gauge("egressip_cidr_free", "Free addresses of a CIDR", u.free().doubleValue(), "cidr", u.cidr());
+    }
+    long rejected = plan.problems().stream().filter(NamespaceProblem::rejected).count();
+    round.gauge("egressip_namespaces", "Opted-in namespaces by state", served.size(), "state", "assigned");
+    round.gauge("egressip_namespaces", "Opted-in namespaces by state", plan.problems().size() - rejected, "state", "pending");
+    round.gauge("egressip_namespaces", "Opted-in namespaces by state", rejected, "state", "rejected");
+    round.gauge("egressip_unplaceable_ips", "Addresses no node can host now", plan.placement().unplaceable().size());
+    round.close();
+    for (var change : plan.placement().changes(org.ipamoperators.core.placement.Change.Kind.MOVE)) {
+      NodeVerdict v = verdicts.get(change.from());
+      if (v != null && v.failed()) {
+        metrics.failover(name, Duration.between(v.since(), now));
+      }
+    }
   }
 
   private static Duration nextReview(Map<String, NodeVerdict> verdicts, Instant now) {
@@ -422,14 +464,22 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return ipam.getSpec().nodeCapacity() == null ? NodeState.UNLIMITED : ipam.getSpec().nodeCapacity();
   }
 
-  /** Writes egressips with optimistic locking; false when the namespace changed meanwhile. */
-  private boolean annotate(String ns, String ipam, String value) {
+  /**
+   * Writes egressips as a compare-and-swap: only if the value is still the one the plan was made
+   * from (a published address is never overwritten by a replica with an older view), with the
+   * namespace's resourceVersion as the lock. False when someone else got there first.
+   */
+  private boolean annotate(String ns, String ipam, String expected, String value) {
     Namespace fresh = client.namespaces().withName(ns).get();
     if (fresh == null || !ipam.equals(annotations(fresh).get(EgressAnnotations.EGRESSIPAM))) {
       return false;
     }
-    if (value.equals(annotations(fresh).get(EgressAnnotations.EGRESSIPS))) {
+    String current = annotations(fresh).get(EgressAnnotations.EGRESSIPS);
+    if (value.equals(current)) {
       return true;
+    }
+    if (!java.util.Objects.equals(blankToNull(current), blankToNull(expected))) {
+      return false;
     }
     fresh.getMetadata().getAnnotations().put(EgressAnnotations.EGRESSIPS, value);
     try {
@@ -441,6 +491,10 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       }
       throw e;
     }
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
   }
 
   private void removeAnnotation(String ns, EgressIPAM ipam) {
@@ -509,6 +563,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     for (IPClaim c : held) {
       ledger.release(Ip.parse(c.getSpec().address()), c.getSpec().owner());
     }
+    metrics.forget(name);
     if (!failures.isEmpty()) {
       events.warning(ipam, "CleanupIncomplete", String.join("; ", failures));
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(10));

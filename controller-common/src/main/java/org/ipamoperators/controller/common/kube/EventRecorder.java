@@ -23,8 +23,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class EventRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
+  private static final java.time.Duration REPEAT_AFTER = java.time.Duration.ofMinutes(10);
   private final KubernetesClient client;
   private final String component;
+  // The same problem re-found by every reconcile is recorded again only after a while (memory
+  // only: after a restart a repeat is recorded once more, which is harmless).
+  private final java.util.Map<String, Instant> recent = new java.util.concurrent.ConcurrentHashMap<>();
 
   public EventRecorder(KubernetesClient client, String component) {
     this.client = client;
@@ -47,7 +51,16 @@ public final class EventRecorder {
       ns = on.getMetadata().getName(); // events about a namespace live in it, as kubectl describe expects
     }
     String name = on.getMetadata().getName() + "." + hash(kind + reason + message);
-    String now = Instant.now().toString();
+    Instant at = Instant.now();
+    Instant last = recent.get(ns + "/" + name);
+    if (last != null && last.plus(REPEAT_AFTER).isAfter(at)) {
+      return;
+    }
+    if (recent.size() > 100_000) {
+      recent.clear();
+    }
+    recent.put(ns + "/" + name, at);
+    String now = at.toString();
     try {
       Event existing = client.v1().events().inNamespace(ns).withName(name).get();
       if (existing != null) {

@@ -1,0 +1,84 @@
+package org.ipamoperators.egressip;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The controller's metrics. {@code egressip_ip_capacity} and {@code egressip_ip_allocated}
+ * ({egressipam, node}) keep the old operator's names and meaning (allocated counts the node's own
+ * address, +1); an unlimited node reports +Inf capacity so a utilisation alert can never fire on
+ * it. Series of nodes and IPAMs that are gone are removed, not left stale.
+ */
+final class EgressMetrics {
+  private final MeterRegistry registry;
+  private final Map<Meter.Id, AtomicReference<Double>> values = new ConcurrentHashMap<>();
+  private final Map<String, Set<Meter.Id>> byIpam = new ConcurrentHashMap<>();
+
+  EgressMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** Sets every gauge of one IPAM for this reconcile; series not set again are removed. */
+  final class Round {
+    private final String ipam;
+    private final Set<Meter.Id> seen = new HashSet<>();
+
+    Round(String ipam) {
+      this.ipam = ipam;
+    }
+
+    void gauge(String name, String description, double value, String... tags) {
+      Tags t = Tags.of("egressipam", ipam).and(tags);
+      AtomicReference<Double> holder = new AtomicReference<>(value);
+      Gauge g = Gauge.builder(name, holder, AtomicReference::get).description(description).tags(t)
+          .register(registry);
+      AtomicReference<Double> existing = values.putIfAbsent(g.getId(), holder);
+      if (existing != null) {
+        existing.set(value);
+      }
+      seen.add(g.getId());
+    }
+
+    void close() {
+      Set<Meter.Id> previous = byIpam.getOrDefault(ipam, Set.of());
+      for (Meter.Id id : previous) {
+        if (!seen.contains(id)) {
+          registry.remove(id);
+          values.remove(id);
+        }
+      }
+      byIpam.put(ipam, seen);
+    }
+  }
+
+  Round round(String ipam) {
+    return new Round(ipam);
+  }
+
+  void failover(String ipam, Duration sinceNodeFailed) {
+    Counter.builder("egressip_failovers").description("Addresses moved off failed nodes")
+        .tag("egressipam", ipam).register(registry).increment();
+    Timer.builder("egressip_failover_duration").description("From a node counting as failed to its addresses being moved")
+        .tag("egressipam", ipam).publishPercentileHistogram().register(registry).record(sinceNodeFailed);
+  }
+
+  void forget(String ipam) {
+    for (Meter.Id id : byIpam.getOrDefault(ipam, Set.of())) {
+      registry.remove(id);
+      values.remove(id);
+    }
+    byIpam.remove(ipam);
+    registry.getMeters().stream().filter(m -> ipam.equals(m.getId().getTag("egressipam")))
+        .forEach(registry::remove);
+  }
+}
