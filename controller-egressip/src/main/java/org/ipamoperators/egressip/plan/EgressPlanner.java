@@ -37,7 +37,8 @@ import org.ipamoperators.egressip.api.EgressIPAMSpec;
  * anyone else) and claimed; a namespace without it keeps the addresses it claimed but never saw
  * published (a restart between claim and annotation), and gets new ones where it has none. A
  * namespace whose annotation was removed after publication gets new addresses, as the old operator
- * did. One namespace's problem never stops another's.
+ * did. One namespace's problem never stops another's. Two namespaces writing the same unclaimed
+ * address in one pass: the first by name gets it, the other is told who holds it.
  */
 public final class EgressPlanner {
   private EgressPlanner() {}
