@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Set;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
-import org.ipamoperators.egressip.EgressIPAMReconciler;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
@@ -52,7 +51,8 @@ class SdnEgressIT {
   static Operator startOperator(KubeApiServer server) {
     KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
-    op.register(new EgressIPAMReconciler(c));
+    org.ipamoperators.egressip.EgressIPControllers.register(op, c,
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
     op.start();
     return op;
   }
@@ -103,12 +103,14 @@ class SdnEgressIT {
       assertThat(condition(ipam(ipam), "Ready")).isEqualTo("True");
     });
     cluster.namespace("ns2", ipam, null);
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.egressIps("ns2")).isEqualTo("198.51.100.5"));
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns2")).isEqualTo("198.51.100.5");
+      EgressIPAM status = ipam(ipam);
+      assertThat(status.getStatus().assignedNamespaces()).isEqualTo(2);
+      assertThat(status.getStatus().cidrs().get(0).allocated()).isEqualTo("2");
+      assertThat(status.getStatus().networkType()).isEqualTo("OpenShiftSDN");
+    });
     assertThat(cluster.egressIps("ns1")).isEqualTo("198.51.100.4");
-    EgressIPAM status = ipam(ipam);
-    assertThat(status.getStatus().assignedNamespaces()).isEqualTo(2);
-    assertThat(status.getStatus().cidrs().get(0).allocated()).isEqualTo("2");
-    assertThat(status.getStatus().networkType()).isEqualTo("OpenShiftSDN");
     assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).hasSize(2);
   }
 
@@ -319,5 +321,59 @@ class SdnEgressIT {
       assertThat(cluster.hostSubnetIps("w2")).isEmpty();
       assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).isEmpty();
     });
+  }
+
+  @Test
+  void nodeLabelDeletionAndZoneChangesMoveAddressesPromptly() {
+    // scenarios 29, 30, 31
+    String ipam = cluster.n("nodes");
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.node("a2", Map.of("zone", "a"));
+    cluster.node("late", Map.of());
+    cluster.ipam(ipam, "zone", WORKERS, null, null, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
+    cluster.node("b1", Map.of("zone", "b"));
+    cluster.namespace("ns1", ipam, null);
+    cluster.namespace("ns2", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
+      assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.2");
+    });
+    cluster.deleteNode("a1");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.1", "192.0.2.2"));
+    cluster.label("late", "zone", "a"); // a label change alone triggers
+    cluster.label("a2", "zone", "b");   // a2 moves to zone b: its zone-a addresses must leave it
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.hostSubnetIps("late")).containsExactly("192.0.2.1", "192.0.2.2");
+      assertThat(cluster.hostSubnetIps("a2")).allMatch(ip -> ip.startsWith("198.51.100."));
+    });
+    assertThat(cluster.hostedAnywhere()).allSatisfy((ip, nodes) -> assertThat(nodes).hasSize(1));
+  }
+
+  @Test
+  void editingManualAddressesAndMovingToAnotherIpamAreFollowed() {
+    // scenarios 22, 35, 45
+    String a = cluster.n("ipam-a");
+    String b = cluster.n("ipam-b");
+    cluster.node("w1", Map.of("zone", "a"));
+    cluster.ipam(a, "zone", WORKERS, null, null, cidr("192.0.2.0/24", "a"));
+    cluster.ipam(b, "zone", WORKERS, null, null, cidr("198.51.100.0/24", "a"));
+    cluster.namespace("edit", a, "192.0.2.10");
+    cluster.namespace("move", a, null);
+    cluster.namespace("typo", "no-such-ipam", null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.netNamespaceIps("edit")).containsExactly("192.0.2.10");
+      assertThat(cluster.egressIps("move")).isEqualTo("192.0.2.1");
+      assertThat(events("typo")).anySatisfy(e -> assertThat(e.getMessage()).contains("names EgressIPAM 'no-such-ipam', which does not exist"));
+    });
+    cluster.annotate("edit", EgressAnnotations.EGRESSIPS, "192.0.2.20");
+    cluster.annotate("move", EgressAnnotations.EGRESSIPAM, b);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.netNamespaceIps("edit")).containsExactly("192.0.2.20");
+      assertThat(cluster.hostSubnetIps("w1")).doesNotContain("192.0.2.10", "192.0.2.1");
+      assertThat(cluster.egressIps("move")).isEqualTo("198.51.100.1");
+      assertThat(cluster.netNamespaceIps("move")).containsExactly("198.51.100.1");
+    });
+    assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.10"))).isEmpty();
+    assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.1"))).isEmpty();
   }
 }
