@@ -32,6 +32,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.ipamoperators.cloud.baremetal.BareMetalNodeNetwork;
 import org.ipamoperators.controller.common.kube.Conditions;
 import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.kube.LabelSelectors;
@@ -47,6 +48,12 @@ import org.ipamoperators.core.failover.NodeVerdict;
 import org.ipamoperators.core.placement.NodeState;
 import org.ipamoperators.core.placement.PlacementOptions;
 import org.ipamoperators.core.placement.Unplaceable;
+import org.ipamoperators.core.spi.AddressChange;
+import org.ipamoperators.core.spi.AddressChangeResult;
+import org.ipamoperators.core.spi.NodeAttachment;
+import org.ipamoperators.core.spi.NodeNetwork;
+import org.ipamoperators.core.spi.NodeNetworkException;
+import org.ipamoperators.core.spi.NodeRef;
 import org.ipamoperators.egressip.api.CIDRAssignment;
 import org.ipamoperators.egressip.api.CidrStatus;
 import org.ipamoperators.egressip.api.EgressAnnotations;
@@ -87,6 +94,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final NetworkDetector detector;
   private final Clock clock;
   private final EgressMetrics metrics;
+  private final NodeNetwork nodeNetwork;
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
   private InformerEventSource<IPClaim, EgressIPAM> claims;
@@ -96,6 +104,16 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   }
 
   public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry) {
+    this(client, clock, registry, new BareMetalNodeNetwork());
+  }
+
+  /**
+   * With the platform's {@link NodeNetwork}: bare metal needs no calls; a cloud module attaches the
+   * addresses to the nodes' interfaces, reports capacity and the addresses it sees in use.
+   */
+  public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry,
+      NodeNetwork nodeNetwork) {
+    this.nodeNetwork = nodeNetwork;
     this.client = client;
     this.metrics = new EgressMetrics(registry);
     this.ledger = new ClusterLedger(client);
@@ -196,17 +214,48 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Instant now = clock.instant();
     Map<String, NodeVerdict> verdicts = failover.evaluate(health, now);
     List<NodeInfo> nodeInfos = new ArrayList<>();
+    List<String> platformProblems = new ArrayList<>();
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
       Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+      boolean selected = LabelSelectors.matches(ipam.getSpec().nodeSelector(), labels);
       Set<Ip> primary = new HashSet<>(addresses(n));
       if (hostIps.containsKey(nodeName)) {
         primary.add(hostIps.get(nodeName));
       }
-      nodeInfos.add(new NodeInfo(nodeName, labels.get(ipam.getSpec().topologyLabel()),
-          LabelSelectors.matches(ipam.getSpec().nodeSelector(), labels),
-          verdicts.get(nodeName).eligible(), capacity(n, ipam), primary,
-          hosting.getOrDefault(nodeName, Set.of())));
+      boolean eligible = verdicts.get(nodeName).eligible();
+      int capacity = capacity(n, ipam);
+      if (selected && nodeNetwork.capabilities().requiresApiCalls()) {
+        try {
+          NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName,
+              n.getSpec() == null ? null : n.getSpec().getProviderID(), labels, new ArrayList<>(primary)));
+          if (nodeNetwork.capabilities().reportsCapacity()) {
+            capacity = Math.min(capacity, a.capacity());
+          }
+        } catch (NodeNetworkException e) {
+          // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
+          eligible = false;
+          platformProblems.add(e.getMessage());
+        }
+      }
+      nodeInfos.add(new NodeInfo(nodeName, labels.get(ipam.getSpec().topologyLabel()), selected,
+          eligible, capacity, primary, hosting.getOrDefault(nodeName, Set.of())));
+    }
+    if (nodeNetwork.capabilities().seesForeignAddresses()) {
+      for (CIDRAssignment c : ipam.getSpec().cidrs()) {
+        try {
+          for (Ip ip : nodeNetwork.addressesInUse(IpRange.parse(c.cidr()))) {
+            if (ourClaims.containsKey(ip)) {
+              continue; // attached by us: in use, and ours
+            }
+            claimStates.add(new ClaimState(ip, null, "the platform (in use in subnet " + c.cidr() + ")", false, null));
+          }
+        } catch (NodeNetworkException e) {
+          platformProblems.add(e.getMessage());
+        } catch (RuntimeException e) {
+          // an unparsable CIDR is reported by the spec check below
+        }
+      }
     }
 
     EgressPlan plan = EgressPlanner.plan(ipam.getSpec(), wanting, claimStates, nodeInfos, PlacementOptions.DEFAULT);
@@ -282,8 +331,20 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         removeAnnotation(ns, ipam);
       }
     }
-    // 4. The network.
-    List<String> failures = writeNetwork(ipam, network, plan, served, cleared, nodeInfos);
+    // 4. The platform (attach to interfaces: a no-op on bare metal), then the cluster network.
+    List<String> failures = new ArrayList<>(platformProblems);
+    Set<Ip> servedIps = new HashSet<>();
+    served.values().forEach(servedIps::addAll);
+    List<AddressChange> changes = AddressChange.of(plan.placement()).stream()
+        .filter(c -> c.kind() == AddressChange.Kind.DETACH || servedIps.contains(c.address())).toList();
+    for (AddressChangeResult r : nodeNetwork.apply(changes)) {
+      if (!r.succeeded()) {
+        failures.add(r.change().kind() + " " + r.change().address() + " on "
+            + (r.change().toNode() != null ? r.change().toNode() : r.change().fromNode()) + ": "
+            + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
+      }
+    }
+    failures.addAll(writeNetwork(ipam, network, plan, served, cleared, nodeInfos));
     // 5. Report.
     recordMetrics(ipam, plan, nodeInfos, verdicts, served, now);
     for (NamespaceProblem p : plan.problems()) {
