@@ -1,0 +1,67 @@
+package org.ipamoperators.cli;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.egressip.EgressIPAMReconciler;
+import org.ipamoperators.egressip.api.EgressIPAM;
+
+/** The controllers {@code ipam operator --controllers} can run, and the CRDs each needs. */
+final class OperatorControllers {
+
+  /** A CRD a controller needs: its name, the generated YAML on the classpath, and its Java type. */
+  record RequiredCrd(String name, String resource, Class<? extends HasMetadata> type) {}
+
+  /** Registers one controller's reconcilers on an operator. */
+  interface Registrar {
+    void register(Operator operator, KubernetesClient client, MeterRegistry registry);
+  }
+
+  record Controller(String name, String description, List<RequiredCrd> crds, Registrar registrar) {}
+
+  static final RequiredCrd IPCLAIMS = new RequiredCrd("ipclaims.ipam.ipamoperators.org",
+      "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml", IPClaim.class);
+  static final RequiredCrd EGRESSIPAMS = new RequiredCrd("egressipams.redhatcop.redhat.io",
+      "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml", EgressIPAM.class);
+
+  private static final Map<String, Controller> KNOWN = new LinkedHashMap<>();
+
+  static {
+    add(new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
+        List.of(IPCLAIMS, EGRESSIPAMS),
+        (operator, client, registry) -> operator.register(
+            new EgressIPAMReconciler(client, Clock.systemUTC(), registry))));
+  }
+
+  private OperatorControllers() {
+  }
+
+  private static void add(Controller c) {
+    KNOWN.put(c.name(), c);
+  }
+
+  static List<String> names() {
+    return List.copyOf(KNOWN.keySet());
+  }
+
+  static Optional<Controller> byName(String name) {
+    return Optional.ofNullable(KNOWN.get(name));
+  }
+
+  /** The CRDs the given controllers need, each once, in a stable order. */
+  static List<RequiredCrd> crds(List<Controller> controllers) {
+    Map<String, RequiredCrd> out = new LinkedHashMap<>();
+    for (Controller c : controllers) {
+      c.crds().forEach(crd -> out.putIfAbsent(crd.name(), crd));
+    }
+    return new ArrayList<>(out.values());
+  }
+}

@@ -1,0 +1,82 @@
+package org.ipamoperators.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.net.http.HttpTimeoutException;
+import java.nio.channels.UnresolvedAddressException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+
+/** A reason {@code ipam operator} cannot start, worded as the one line the user sees. */
+final class StartFailure extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  private final int exitCode;
+
+  StartFailure(int exitCode, String message) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+
+  StartFailure(int exitCode, String message, Throwable cause) {
+    super(message, cause);
+    this.exitCode = exitCode;
+  }
+
+  int exitCode() {
+    return exitCode;
+  }
+
+  /**
+   * The gist of an exception chain on one line: the innermost cause that says something (the HTTP
+   * status of a Kubernetes error, a refused connection, an unknown host, a TLS failure, a message).
+   */
+  static String describe(Throwable e) {
+    List<Throwable> chain = new ArrayList<>();
+    for (Throwable t = e; t != null && !chain.contains(t) && chain.size() < 32; t = t.getCause()) {
+      chain.add(t);
+    }
+    for (int i = chain.size() - 1; i >= 0; i--) {
+      String s = explain(chain.get(i));
+      if (s != null) {
+        return oneLine(s);
+      }
+    }
+    return chain.get(chain.size() - 1).getClass().getSimpleName();
+  }
+
+  private static String explain(Throwable t) {
+    String m = t.getMessage() == null || t.getMessage().isBlank() ? null : t.getMessage();
+    if (t instanceof KubernetesClientException k) {
+      if (k.getCode() > 0) {
+        String status = k.getStatus() == null ? null : k.getStatus().getMessage();
+        return "HTTP " + k.getCode() + (status == null || status.isBlank() ? "" : ": " + status);
+      }
+      return m == null || m.startsWith("An error has occurred") ? null : m;
+    }
+    if (t instanceof ConnectException) {
+      return m == null ? "connection refused" : m;
+    }
+    if (t instanceof UnresolvedAddressException) {
+      return "unknown host";
+    }
+    if (t instanceof UnknownHostException) {
+      return "unknown host " + m;
+    }
+    if (t instanceof SSLException) {
+      return "TLS failed: " + (m == null ? t.getClass().getSimpleName() : m);
+    }
+    if (t instanceof HttpTimeoutException || t instanceof SocketTimeoutException || t instanceof TimeoutException) {
+      return "timed out" + (m == null ? "" : ": " + m);
+    }
+    return m;
+  }
+
+  static String oneLine(String s) {
+    return s.replaceAll("\\s*[\\r\\n]+\\s*", " ").trim();
+  }
+}

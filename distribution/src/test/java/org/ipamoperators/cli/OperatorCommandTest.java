@@ -1,0 +1,173 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.ipamoperators.testsupport.LoopbackPorts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.TypeConversionException;
+
+/** {@code ipam operator}'s options and its refusals, without a cluster. */
+class OperatorCommandTest {
+
+  record Run(int exit, String out, String err) {}
+
+  static Run ipam(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = IpamCommand.commandLine();
+    cl.setOut(new PrintWriter(out));
+    cl.setErr(new PrintWriter(err));
+    int exit = cl.execute(args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  static OperatorCommand parsed(String... args) {
+    CommandLine cl = IpamCommand.commandLine();
+    cl.parseArgs(args);
+    return cl.getSubcommands().get("operator").getCommand();
+  }
+
+  @Test
+  void unknownControllerIsRefusedWithTheKnownOnes() {
+    Run r = ipam("operator", "--controllers", "egressip,keepalive");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("ipam operator: unknown controller 'keepalive'; known: egressip"
+        + System.lineSeparator());
+  }
+
+  @Test
+  void controllersAreRequired() {
+    Run r = ipam("operator");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("Missing required option: '--controllers=NAME'");
+  }
+
+  @Test
+  void emptyControllerListIsRefused() {
+    Run r = ipam("operator", "--controllers", ",");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).startsWith("ipam operator: --controllers names no controller");
+  }
+
+  @Test
+  void badNamespaceAndLeaseNamesAreRefused() {
+    assertThat(ipam("operator", "--controllers", "egressip", "--namespace", "Not_A_Namespace").err())
+        .startsWith("ipam operator: --namespace 'Not_A_Namespace' is not a valid namespace name");
+    assertThat(ipam("operator", "--controllers", "egressip", "--lease-name", "UPPER").exit()).isEqualTo(2);
+    assertThat(ipam("operator", "--controllers", "egressip", "--renew-deadline", "20s").err())
+        .contains("--renew-deadline must be shorter than --lease-duration");
+  }
+
+  @Test
+  void missingKubeconfigIsBadInput() {
+    Run r = ipam("operator", "--controllers", "egressip", "--kubeconfig", "/nonexistent/kubeconfig",
+        "--http-port", "0", "--bind-address", "127.0.0.1");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).isEqualTo("ipam operator: cannot read kubeconfig /nonexistent/kubeconfig"
+        + System.lineSeparator());
+  }
+
+  /** A kubeconfig for a cluster where nothing listens. */
+  static Path unreachable(Path dir) throws Exception {
+    Path kubeconfig = dir.resolve("kubeconfig");
+    Files.writeString(kubeconfig, """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: nowhere
+          cluster:
+            server: https://127.0.0.1:1
+            insecure-skip-tls-verify: true
+        users:
+        - name: u
+          user:
+            token: not-a-token
+        contexts:
+        - name: nowhere
+          context: {cluster: nowhere, user: u}
+        current-context: nowhere
+        """);
+    return kubeconfig;
+  }
+
+  @Test
+  void unreachableClusterFailsFastWithOneLine(@TempDir Path dir) throws Exception {
+    Path kubeconfig = unreachable(dir);
+    int port = LoopbackPorts.freePort();
+    long started = System.nanoTime();
+    Run r = ipam("operator", "--controllers", "egressip", "--kubeconfig", kubeconfig.toString(),
+        "--http-port", Integer.toString(port), "--bind-address", "127.0.0.1");
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(r.exit()).isEqualTo(1);
+    assertThat(r.err()).isEqualTo("ipam operator: cannot reach the Kubernetes API at https://127.0.0.1:1/: "
+        + "connection refused" + System.lineSeparator());
+    assertThat(took).isLessThan(Duration.ofSeconds(20));
+    assertThat(OperatorRun.statusOrRefused(port, "/healthz")).as("the HTTP port is closed again").isEqualTo(-1);
+  }
+
+  @Test
+  void portInUseIsOneLine(@TempDir Path dir) throws Exception {
+    try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      Run r = ipam("operator", "--controllers", "egressip", "--kubeconfig", unreachable(dir).toString(),
+          "--http-port", Integer.toString(socket.getLocalPort()), "--bind-address", "127.0.0.1");
+      assertThat(r.exit()).isEqualTo(1);
+      assertThat(r.err()).isEqualTo("ipam operator: cannot serve HTTP on 127.0.0.1:" + socket.getLocalPort()
+          + ": Address already in use" + System.lineSeparator());
+    }
+  }
+
+  @Test
+  void leaderElectionIsOnUnlessTurnedOff() {
+    assertThat(parsed("operator", "--controllers", "egressip").leaderElection).isTrue();
+    assertThat(parsed("operator", "--controllers", "egressip", "--leader-election").leaderElection).isTrue();
+    assertThat(parsed("operator", "--controllers", "egressip", "--no-leader-election").leaderElection).isFalse();
+  }
+
+  @Test
+  void defaults() {
+    OperatorCommand c = parsed("operator", "--controllers", "egressip");
+    assertThat(c.leaseName).isEqualTo("ipam-operators-leader");
+    assertThat(c.httpPort).isEqualTo(8080);
+    assertThat(c.bindAddress).isEqualTo("0.0.0.0");
+    assertThat(c.installCrds).isFalse();
+    assertThat(c.namespace).isNull();
+    assertThat(c.leaseDuration).isEqualTo(Duration.ofSeconds(15));
+    assertThat(c.renewDeadline).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.retryPeriod).isEqualTo(Duration.ofSeconds(2));
+    if (!Files.exists(Path.of(io.fabric8.kubernetes.client.Config.KUBERNETES_NAMESPACE_PATH))) {
+      // Outside a pod there is no service-account namespace file.
+      assertThat(OperatorCommand.defaultNamespace()).isEqualTo("ipam-operators");
+    }
+    assertThat(OperatorCommand.defaultIdentity()).matches(".+_[0-9a-f]{8}");
+  }
+
+  @Test
+  void helpListsTheControllersAndHidesTheTuningOptions() {
+    Run r = ipam("operator", "--help");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("controllers to run, comma-separated: egressip", "--[no-]leader-election",
+        "--install-crds", "--bind-address", "Exit status:")
+        .doesNotContain("--lease-duration", "--leader-identity");
+    assertThat(ipam("--help").out()).contains("operator", "plan");
+  }
+
+  @Test
+  void durations() {
+    DurationConverter c = new DurationConverter();
+    assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.convert("15s")).isEqualTo(Duration.ofSeconds(15));
+    assertThat(c.convert("2m")).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.convert("PT1H")).isEqualTo(Duration.ofHours(1));
+    assertThatThrownBy(() -> c.convert("soon")).isInstanceOf(TypeConversionException.class);
+    assertThatThrownBy(() -> c.convert("0s")).isInstanceOf(TypeConversionException.class);
+  }
+}
