@@ -32,12 +32,13 @@ import org.ipamoperators.core.address.Ip;
  *     instance's master sends {@code 1 / advertInterval} adverts per second to every node. Default 100 ms
  *     (takeover about 0.36 s, 10 adverts/s per instance); keepalived's own default is 1 s (about 3.6 s, 1/s).
  *     VRRPv3: 10 ms to 40.95 s in steps of 10 ms; VRRPv2: whole seconds, 1 to 255
- * @param priority priority of every node for an instance that has no preferred node. Equal priorities elect the
- *     node with the highest address and keep the VIP where it is when a node comes back (no needless move)
+ * @param priority priority of the first backup of an instance; the next ones get 10 less each (at least 1), in an
+ *     order of their own per instance, so exactly one backup takes over when the master dies
  * @param ownerPriority priority of the preferred node of an instance (spread VIPs, shared instances); higher than
- *     {@code priority}, so that node takes its instances (back) when it is up
- * @param preempt whether a higher-priority node takes the VIP over from a running master ({@code nopreempt} when
- *     false)
+ *     {@code priority}, so that node takes its instances
+ * @param preempt whether the preferred node of an instance takes its VIPs back when it returns (false renders
+ *     {@code nopreempt}). Instances without a preferred node never preempt: their VIPs stay where they are when a
+ *     node comes back, which saves a second move
  * @param preemptDelay delay before such a take-over at start-up ({@code preempt_delay}); zero for none
  * @param sharedInstances 0 (default): one VRRP instance and router id per service (per VIP with spread VIPs), as
  *     keepalived-operator does, so at most 255 services per group. N in 1..255: the services share N instances

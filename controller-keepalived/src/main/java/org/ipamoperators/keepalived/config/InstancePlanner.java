@@ -30,7 +30,7 @@ import org.ipamoperators.core.address.IpFamily;
  *       of a service, in address order, are preferred by the nodes in name order round-robin, starting at a node
  *       picked by a hash of the service key (so the first VIPs of different services do not all land on one
  *       node). With as many nodes as VIPs, each VIP has its own node. The preferred node gets
- *       {@code ownerPriority}, the others {@code priority}.
+ *       {@code ownerPriority}, the others distinct lower priorities (see {@link KeepalivedConfigRenderer#priority}).
  *   <li><b>Shared instances</b> ({@code sharedInstances = N}): for groups with more services than router ids. A
  *       service's VIPs go to instance {@code shared:<h mod N>}, h a SHA-256 hash of the service key (of
  *       {@code ns/name/<ip>} per VIP with spread VIPs), so adding or removing a service never moves another one.

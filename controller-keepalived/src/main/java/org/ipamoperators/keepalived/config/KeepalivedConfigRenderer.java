@@ -20,8 +20,9 @@ import org.ipamoperators.core.address.IpFamily;
  *
  * <p>What a node's configuration holds, per instance: {@code state BACKUP} everywhere (the election decides),
  * the interface (the node's own when the group uses {@code interfaceFromIP}), the router id, VRRP version and
- * advert interval, the priority ({@code ownerPriority} on the instance's preferred node, {@code priority}
- * elsewhere), preemption, with unicast the node's own address as source and the other nodes' addresses as peers,
+ * advert interval, the priority ({@link #priority}: {@code ownerPriority} on the instance's preferred node, a
+ * distinct lower one on each other node), {@code nopreempt} unless the instance has a preferred node that should
+ * take its VIPs back ({@code preempt}, optionally delayed), with unicast the node's own address as source and the other nodes' addresses as peers,
  * PASS authentication (IPv4 only, VRRPv2), the tracked health checks, the VIPs (the first
  * {@code maxAdvertisedVips} in {@code virtual_ipaddress}, the rest in {@code virtual_ipaddress_excluded}) and the
  * service's verbatim lines. VIPs carry no prefix length and no {@code dev}: keepalived adds them as /32 or /128
@@ -34,6 +35,12 @@ import org.ipamoperators.core.address.IpFamily;
  * {@code enable_script_security} and an existing {@code script_user}.
  */
 public final class KeepalivedConfigRenderer {
+
+  /**
+   * Priority step between consecutive backups: 10 points put about 4 ms between their timeouts at a 0.1 s advert
+   * interval ({@code skew = (256 - priority) / 256 x advert}), enough for the first to win before the next fires.
+   */
+  public static final int RANK_STEP = 10;
 
   private static final String INDENT = "    ";
   private static final Duration VRRP3_MAX_ADVERT = Duration.ofMillis(40_950);
@@ -205,10 +212,9 @@ public final class KeepalivedConfigRenderer {
     line(b, 1, "interface " + iface);
     line(b, 1, "virtual_router_id " + instance.routerId());
     line(b, 1, "version " + version);
-    boolean preferred = instance.owner().map(self.name()::equals).orElse(false);
-    line(b, 1, "priority " + (preferred ? settings.ownerPriority() : settings.priority()));
+    line(b, 1, "priority " + priority(model, instance, self.name()));
     line(b, 1, "advert_int " + decimal(seconds(advertInterval(settings, family))));
-    if (!settings.preempt()) {
+    if (instance.owner().isEmpty() || !settings.preempt()) {
       line(b, 1, "nopreempt");
     } else if (!settings.preemptDelay().isZero()) {
       line(b, 1, "preempt_delay " + decimal(seconds(settings.preemptDelay())));
@@ -245,6 +251,34 @@ public final class KeepalivedConfigRenderer {
       line(b, 1, verbatimLine(entry));
     }
     return Optional.of(b.append("}\n").toString());
+  }
+
+  /**
+   * The priority of {@code node} for {@code instance}: {@code ownerPriority} on the instance's preferred node; on
+   * the others {@code priority - RANK_STEP x rank} (at least 1), rank being the node's place in an order of its own
+   * per instance (rendezvous hashing of the instance key and the node names, preferred node left out). Distinct
+   * priorities make one backup time out clearly first when the master dies (with equal ones, all backups of a
+   * three-node group become master together and the VIP moves twice), and the per-instance order spreads a dead
+   * node's instances over the survivors instead of piling them on one node.
+   */
+  public static int priority(KeepalivedGroupModel model, VrrpInstance instance, String node) {
+    GroupSettings settings = model.settings();
+    if (instance.owner().map(node::equals).orElse(false)) {
+      return settings.ownerPriority();
+    }
+    long own = InstancePlanner.hash(instance.key() + "\n" + node);
+    int rank = 0;
+    for (KeepalivedNode other : model.nodes()) {
+      String name = other.name();
+      if (name.equals(node) || instance.owner().map(name::equals).orElse(false)) {
+        continue;
+      }
+      long score = InstancePlanner.hash(instance.key() + "\n" + name);
+      if (score > own || score == own && name.compareTo(node) < 0) {
+        rank++;
+      }
+    }
+    return Math.max(1, settings.priority() - RANK_STEP * rank);
   }
 
   private static String verbatimLine(Map.Entry<String, String> entry) {
