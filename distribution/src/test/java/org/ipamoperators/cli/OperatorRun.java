@@ -100,6 +100,18 @@ final class OperatorRun implements AutoCloseable {
     assertThat(code).as("exit status; stderr: %s", err).isZero();
   }
 
+  /** Waits until /readyz answers 200 with this body; fails at once, with stderr, if the run exits. */
+  void awaitReady(int port, String body) {
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+        .failFast(this::assertRunning)
+        .untilAsserted(() -> assertThat(get(port, "/readyz")).isEqualTo(new Response(200, body)));
+  }
+
+  /** Fails with stderr when the run has exited. */
+  void assertRunning() {
+    assertThat(exited()).as("ipam operator exited; stderr: %s", err).isFalse();
+  }
+
   record Response(int status, String body) {}
 
   static Response get(int port, String path) throws IOException, InterruptedException {

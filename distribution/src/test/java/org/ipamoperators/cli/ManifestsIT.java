@@ -1,0 +1,186 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespaceBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.ipamoperators.testsupport.LoopbackPorts;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The egressip manifests on the real apiserver: every object is accepted, and the operator, run
+ * with the Deployment's own arguments under the manifests' ServiceAccount (a real token, RBAC
+ * enforced), starts, leads and reconciles an OpenShift SDN EgressIPAM with nothing more.
+ */
+@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
+    thirdPartyCrds = {ThirdPartyCrd.PROMETHEUS_RULE, ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.HOST_SUBNET,
+        ThirdPartyCrd.NET_NAMESPACE})
+class ManifestsIT {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private final List<String> nodes = new ArrayList<>();
+  private final List<String> namespaces = new ArrayList<>();
+
+  @AfterEach
+  void cleanUp(KubernetesClient client) {
+    nodes.forEach(n -> client.nodes().withName(n).delete());
+    namespaces.forEach(n -> client.namespaces().withName(n).delete());
+  }
+
+  /** Applies every manifest with server-side apply: CRDs first, then the namespace, then the rest. */
+  static void applyAll(KubernetesClient admin) {
+    List<HasMetadata> all = new ArrayList<>(Manifests.objects("egressip"));
+    all.sort((a, b) -> Integer.compare(order(a), order(b)));
+    for (HasMetadata o : all) {
+      admin.resource(o).fieldManager("ipam-test").forceConflicts().serverSideApply();
+    }
+  }
+
+  private static int order(HasMetadata o) {
+    if (o instanceof CustomResourceDefinition) {
+      return 0;
+    }
+    return o instanceof Namespace ? 1 : 2;
+  }
+
+  @Test
+  void everyManifestIsAcceptedByTheApiServer(KubeApiServer server) {
+    KubernetesClient admin = server.adminClient();
+    applyAll(admin);
+    for (HasMetadata o : Manifests.objects("egressip")) {
+      HasMetadata live = o instanceof GenericKubernetesResource g
+          ? admin.genericKubernetesResources(g.getApiVersion(), g.getKind()).inNamespace(g.getMetadata().getNamespace())
+              .withName(g.getMetadata().getName()).get()
+          : admin.resource(o).get();
+      assertThat(live).as("%s %s on the apiserver", o.getKind(), o.getMetadata().getName()).isNotNull();
+    }
+    // The alerts as the Prometheus Operator reads them back.
+    GenericKubernetesResource rule = ThirdPartyCrd.PROMETHEUS_RULE.resources(admin).inNamespace(Manifests.NAMESPACE)
+        .withName("egressip-utilization").get();
+    List<Map<String, Object>> groups = rule.get("spec", "groups");
+    assertThat(groups.toString()).contains("HighEgressIPUtilization", "ExtremelyHighEgressIPUtilization",
+        "egressip_ip_capacity < +Inf");
+  }
+
+  @Test
+  void theServiceAccountMayRunTheOperatorAndNothingElse(KubeApiServer server, KubernetesClient client,
+      @TempDir Path dir) throws Exception {
+    applyAll(server.adminClient());
+    ServiceAccount sa = Manifests.one(Manifests.objects("egressip"), ServiceAccount.class);
+    String token = client.serviceAccounts().inNamespace(Manifests.NAMESPACE).withName(sa.getMetadata().getName())
+        .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
+        .getStatus().getToken();
+    Config admin = server.clientConfig();
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, """
+        apiVersion: v1
+        kind: Config
+        clusters:
+          - name: test
+            cluster:
+              server: %s
+              certificate-authority: %s
+        users:
+          - name: %s
+            user:
+              token: %s
+        contexts:
+          - name: egressip
+            context: {cluster: test, user: %s}
+        current-context: egressip
+        """.formatted(server.url(), admin.getCaCertFile(), sa.getMetadata().getName(), token,
+        sa.getMetadata().getName()));
+
+    // RBAC is enforced for this identity: no Secrets, no Pods, no Leases but its own.
+    try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(new ConfigBuilder(
+        Config.fromKubeconfig(kubeconfig.toFile())).withRequestRetryBackoffLimit(0).build()).build()) {
+      assertThat(asSa.nodes().list().getItems()).isNotNull();
+      for (Runnable forbidden : List.<Runnable>of(
+          () -> asSa.secrets().inAnyNamespace().list(),
+          () -> asSa.secrets().inNamespace(Manifests.NAMESPACE).list(),
+          () -> asSa.pods().inNamespace(Manifests.NAMESPACE).list(),
+          () -> asSa.resources(Lease.class).inNamespace(Manifests.NAMESPACE).withName("another-lease").get(),
+          () -> asSa.apiextensions().v1().customResourceDefinitions().list())) {
+        assertThatThrownBy(forbidden::run).isInstanceOf(KubernetesClientException.class)
+            .satisfies(e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(403));
+      }
+    }
+
+    // An OpenShift SDN cluster with one egress node and one opted-in namespace.
+    String suffix = Long.toHexString(System.nanoTime() & 0xfffff);
+    String node = "rbac-node-" + suffix;
+    nodes.add(node);
+    EgressFixtures.readyNode(client, node, Map.of("egress-zone", "a"));
+    client.resources(HostSubnet.class).resource(new HostSubnetBuilder().withNewMetadata().withName(node)
+        .endMetadata().withHost(node).withHostIP("203.0.113.10").withSubnet("10.128.2.0/23").build()).create();
+    String ns = "rbac-ns-" + suffix;
+    namespaces.add(ns);
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
+        .addToAnnotations("egressip-ipam-operator.redhat-cop.io/egressipam", "rbac-ipam").endMetadata().build())
+        .create();
+    client.resources(NetNamespace.class).resource(new NetNamespaceBuilder().withNewMetadata().withName(ns)
+        .endMetadata().withNetname(ns).withNetid(4242L).build()).create();
+    EgressFixtures.egressIpam(client, "rbac-ipam", "192.0.2.0/28", "egress-zone", "a");
+
+    // The Deployment's arguments, on a test port, as the ServiceAccount.
+    Deployment deployment = Manifests.one(Manifests.objects("egressip"), Deployment.class);
+    List<String> args = new ArrayList<>(Manifests.operatorArgs(deployment).stream()
+        .filter(a -> !a.startsWith("--http-port")).toList());
+    int port = LoopbackPorts.freePort();
+    args.addAll(List.of("--kubeconfig", kubeconfig.toString(), "--http-port", Integer.toString(port),
+        "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE));
+    String lease = Manifests.arg(deployment, "--lease-name");
+
+    OperatorRun run = OperatorRun.start(args.toArray(String[]::new));
+    try {
+      run.awaitReady(port, "ok: leader\n");
+      assertThat(client.resources(Lease.class).inNamespace(Manifests.NAMESPACE).withName(lease).get()
+          .getSpec().getHolderIdentity()).isEqualTo(run.command.identity());
+      await().atMost(WAIT).failFast(run::assertRunning).untilAsserted(() -> {
+        Namespace n = client.namespaces().withName(ns).get();
+        assertThat(n.getMetadata().getAnnotations())
+            .containsEntry("egressip-ipam-operator.redhat-cop.io/egressips", "192.0.2.1");
+        assertThat(client.resources(NetNamespace.class).withName(ns).get().getEgressIPs())
+            .containsExactly("192.0.2.1");
+        assertThat(client.resources(HostSubnet.class).withName(node).get().getEgressCIDRs())
+            .containsExactly("192.0.2.0/28");
+        GenericKubernetesResource ipam = client.genericKubernetesResources(EgressFixtures.EGRESSIPAM)
+            .withName("rbac-ipam").get();
+        List<Map<String, Object>> conditions = ipam.get("status", "conditions");
+        assertThat(conditions).anySatisfy(c -> assertThat(c).containsEntry("type", "Ready")
+            .containsEntry("status", "True"));
+      });
+    } finally {
+      run.close();
+    }
+    assertThat(client.resources(Lease.class).inNamespace(Manifests.NAMESPACE).withName(lease).get()
+        .getSpec().getHolderIdentity()).as("handed back under the Role's rights").isNull();
+  }
+}
