@@ -348,7 +348,7 @@ final class OperatorCommand implements Callable<Integer> {
     }
     operatorStarted = true;
     LOG.info("ipam operator started: caches synced{}", leaderElection
-        ? (leading.get() ? ", leading" : ", standing by for Lease " + leaseNamespace + "/" + leaseName) : "");
+        ? "; electing a leader on Lease " + leaseNamespace + "/" + leaseName : "; reconciling");
   }
 
   private void configure(ConfigurationServiceOverrider o) {
