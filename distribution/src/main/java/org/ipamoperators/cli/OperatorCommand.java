@@ -159,6 +159,7 @@ final class OperatorCommand implements Callable<Integer> {
   private final CountDownLatch finished = new CountDownLatch(1);
   private final AtomicReference<Integer> exitCode = new AtomicReference<>();
   private final AtomicBoolean leading = new AtomicBoolean();
+  private final AtomicBoolean everLed = new AtomicBoolean();
   private final AtomicReference<String> currentLeader = new AtomicReference<>();
   private volatile boolean stopping;
   private volatile boolean operatorStarted;
@@ -379,6 +380,7 @@ final class OperatorCommand implements Callable<Integer> {
   }
 
   private void onStartLeading() {
+    everLed.set(true);
     leading.set(true);
     LOG.info("leading: Lease {}/{} held by {}; reconciling", leaseNamespace, leaseName, identity);
   }
@@ -601,7 +603,7 @@ final class OperatorCommand implements Callable<Integer> {
       } catch (RuntimeException e) {
         LOG.warn("stopping the controllers: {}", StartFailure.describe(e));
       }
-      if (leaderElection) {
+      if (leaderElection && everLed.get()) {
         releaseLease();
       }
     }

@@ -118,10 +118,17 @@ class ManifestsIT {
         """.formatted(server.url(), admin.getCaCertFile(), sa.getMetadata().getName(), token,
         sa.getMetadata().getName()));
 
+    Deployment deployment = Manifests.one(Manifests.objects("egressip"), Deployment.class);
+    String lease = Manifests.arg(deployment, "--lease-name");
     // RBAC is enforced for this identity: no Secrets, no Pods, no Leases but its own.
     try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(new ConfigBuilder(
         Config.fromKubeconfig(kubeconfig.toFile())).withRequestRetryBackoffLimit(0).build()).build()) {
-      assertThat(asSa.nodes().list().getItems()).isNotNull();
+      // The apiserver's RBAC cache takes a moment to see new bindings.
+      await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+        assertThat(asSa.nodes().list().getItems()).isNotNull();
+        assertThat(asSa.genericKubernetesResources(EgressFixtures.EGRESSIPAM).list().getItems()).isNotNull();
+        assertThat(asSa.resources(Lease.class).inNamespace(Manifests.NAMESPACE).withName(lease).get()).isNull();
+      });
       for (Runnable forbidden : List.<Runnable>of(
           () -> asSa.secrets().inAnyNamespace().list(),
           () -> asSa.secrets().inNamespace(Manifests.NAMESPACE).list(),
@@ -150,13 +157,11 @@ class ManifestsIT {
     EgressFixtures.egressIpam(client, "rbac-ipam", "192.0.2.0/28", "egress-zone", "a");
 
     // The Deployment's arguments, on a test port, as the ServiceAccount.
-    Deployment deployment = Manifests.one(Manifests.objects("egressip"), Deployment.class);
     List<String> args = new ArrayList<>(Manifests.operatorArgs(deployment).stream()
         .filter(a -> !a.startsWith("--http-port")).toList());
     int port = LoopbackPorts.freePort();
     args.addAll(List.of("--kubeconfig", kubeconfig.toString(), "--http-port", Integer.toString(port),
         "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE));
-    String lease = Manifests.arg(deployment, "--lease-name");
 
     OperatorRun run = OperatorRun.start(args.toArray(String[]::new));
     try {
