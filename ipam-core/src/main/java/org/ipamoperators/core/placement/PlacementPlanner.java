@@ -78,10 +78,10 @@ public final class PlacementPlanner {
       }
     }
     List<Unplaceable> unplaceable = new ArrayList<>();
-    TreeMap<Ip, IpDemand> wanted = uniqueDemands(demands, unplaceable);
+    Map<Ip, IpDemand> wanted = uniqueDemands(demands, unplaceable);
 
     // 1. Who hosts each address today; keep it on the first eligible holder of the right group.
-    TreeMap<Ip, List<Slot>> holders = new TreeMap<>();
+    Map<Ip, List<Slot>> holders = new HashMap<>();
     for (Slot s : slots.values()) {
       for (Ip ip : s.node.assigned()) {
         holders.computeIfAbsent(ip, k -> new ArrayList<>()).add(s);
@@ -207,26 +207,37 @@ public final class PlacementPlanner {
 
     SortedMap<String, SortedSet<Ip>> assignments = new TreeMap<>();
     for (Slot s : slots.values()) {
-      assignments.put(s.name(), java.util.Collections.unmodifiableSortedSet(new TreeSet<>(s.hosting)));
+      assignments.put(s.name(), java.util.Collections.unmodifiableSortedSet(s.hosting));
     }
-    unplaceable.sort(Comparator.comparing(Unplaceable::address));
+    unplaceable.sort(Comparator.comparing(Unplaceable::address).thenComparing(Unplaceable::owner));
     return new PlacementPlan(java.util.Collections.unmodifiableSortedMap(assignments), changes,
         unplaceable, headroom(slots));
   }
 
-  private static TreeMap<Ip, IpDemand> uniqueDemands(Collection<IpDemand> demands,
+  private static final Comparator<IpDemand> DEMAND_PRIORITY = Comparator.comparing(IpDemand::owner)
+      .thenComparing(d -> Objects.toString(d.group(), ""));
+
+  /** One demand per address; for an address wanted twice the smallest owner wins, whatever the order. */
+  private static Map<Ip, IpDemand> uniqueDemands(Collection<IpDemand> demands,
       List<Unplaceable> unplaceable) {
-    List<IpDemand> sorted = new ArrayList<>(demands);
-    sorted.sort(Comparator.comparing(IpDemand::address).thenComparing(IpDemand::owner)
-        .thenComparing(d -> Objects.toString(d.group(), "")));
-    TreeMap<Ip, IpDemand> wanted = new TreeMap<>();
-    for (IpDemand d : sorted) {
+    Map<Ip, IpDemand> wanted = new HashMap<>(demands.size() * 2);
+    List<IpDemand> losers = new ArrayList<>();
+    for (IpDemand d : demands) {
       IpDemand first = wanted.putIfAbsent(d.address(), d);
       if (first != null && !first.equals(d)) {
-        unplaceable.add(new Unplaceable(d.address(), d.owner(), d.group(),
-            UnplaceableReason.DUPLICATE_DEMAND, d.address() + " is wanted by both "
-            + first.owner() + " and " + d.owner() + "; it is placed for " + first.owner()));
+        if (DEMAND_PRIORITY.compare(d, first) < 0) {
+          wanted.put(d.address(), d);
+          losers.add(first);
+        } else {
+          losers.add(d);
+        }
       }
+    }
+    for (IpDemand d : losers) {
+      String winner = wanted.get(d.address()).owner();
+      unplaceable.add(new Unplaceable(d.address(), d.owner(), d.group(),
+          UnplaceableReason.DUPLICATE_DEMAND, d.address() + " is wanted by both "
+          + winner + " and " + d.owner() + "; it is placed for " + winner));
     }
     return wanted;
   }
@@ -280,7 +291,7 @@ public final class PlacementPlanner {
     }
   }
 
-  private static void rebalance(Map<String, TreeSet<Slot>> byGroup, TreeMap<Ip, IpDemand> wanted,
+  private static void rebalance(Map<String, TreeSet<Slot>> byGroup, Map<Ip, IpDemand> wanted,
       Map<Ip, Slot> target, Map<Ip, String> whyMove, int maxMoves) {
     int moves = 0;
     for (String key : new TreeSet<>(byGroup.keySet())) {
