@@ -95,6 +95,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final Clock clock;
   private final EgressMetrics metrics;
   private final NodeNetwork nodeNetwork;
+  // Namespaces are published in parallel: each is a few round trips, independent of the others.
+  private final java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(
+      Integer.getInteger("ipam.egressip.writers", 8), r -> {
+        Thread t = new Thread(r, "egressip-writer");
+        t.setDaemon(true);
+        return t;
+      });
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
   private InformerEventSource<IPClaim, EgressIPAM> claims;
@@ -275,54 +282,33 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         cleared.add(ns);
       }
     }
-    // 2. Claim, per namespace, all or nothing.
-    boolean retry = false;
-    Set<String> failed = new HashSet<>();
-    for (Map.Entry<String, List<Ip>> e : plan.toClaim().entrySet()) {
-      String ns = e.getKey();
-      boolean manual = !plan.annotations().containsKey(ns) || wanting.stream()
-          .anyMatch(w -> w.name().equals(ns) && w.egressIps() != null && !w.egressIps().isBlank());
-      List<Ip> got = new ArrayList<>();
-      for (Ip ip : e.getValue()) {
-        ClaimResult r = ledger.claim(ip, pool(name), owner(ns),
-            Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
-        if (!r.ours()) {
-          failed.add(ns);
-          retry = true;
-          got.forEach(g -> ledger.release(g, owner(ns)));
-          events.warning(byName.get(ns), "AddressTaken", ip + " was claimed by " + r.holder().describe()
-              + " first; another address will be chosen");
-          break;
-        }
-        got.add(ip);
-      }
-    }
-    // 3. Publish in the namespace annotation, then mark the claims published.
-    Map<String, List<Ip>> served = new TreeMap<>(plan.served());
-    failed.forEach(served::remove);
+    // 2 and 3. Per namespace, in parallel (namespaces are independent): claim all its addresses or
+    // none, publish them in the annotation, mark the claims published.
     Map<String, String> seen = new HashMap<>();
     wanting.forEach(w -> seen.put(w.name(), w.egressIps()));
-    for (Map.Entry<String, List<Ip>> e : new ArrayList<>(served.entrySet())) {
-      String ns = e.getKey();
-      String value = plan.annotations().get(ns);
-      if (value != null && !annotate(ns, name, seen.get(ns), value)) {
-        retry = true;
-        served.remove(ns); // someone else wrote first: the next reconcile starts from their value
-        continue;
-      }
-      for (Ip ip : e.getValue()) {
-        IPClaim c = ourClaims.get(ip);
-        boolean published = c != null && c.getMetadata().getLabels() != null
-            && "true".equals(c.getMetadata().getLabels().get(LABEL_PUBLISHED));
-        if (!published) {
-          try {
-            ledger.label(ip, LABEL_PUBLISHED, "true");
-          } catch (KubernetesClientException ex) {
-            retry = true;
-          }
+    Map<String, List<Ip>> served = new java.util.concurrent.ConcurrentSkipListMap<>(plan.served());
+    java.util.concurrent.atomic.AtomicBoolean retryFlag = new java.util.concurrent.atomic.AtomicBoolean();
+    List<java.util.concurrent.Callable<Void>> tasks = new ArrayList<>();
+    for (String ns : plan.served().keySet()) {
+      tasks.add(() -> {
+        if (!claimAndPublish(name, ns, plan, seen.get(ns), ourClaims, byName)) {
+          served.remove(ns);
+          retryFlag.set(true);
         }
-      }
+        return null;
+      });
     }
+    try {
+      for (var f : writers.invokeAll(tasks)) {
+        f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing addresses", e);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+    boolean retry = retryFlag.get();
     // Namespaces that left this IPAM lose the annotation this IPAM wrote.
     for (String ns : cleared) {
       Namespace n = byName.get(ns);
@@ -372,6 +358,48 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     UpdateControl<EgressIPAM> control = UpdateControl.patchStatus(patch);
     return next == null ? control : control.rescheduleAfter(next);
+  }
+
+  /**
+   * Claims a namespace's missing addresses (all or none), publishes them with a compare-and-swap
+   * on its annotation and marks the claims published. False when it must be retried.
+   */
+  private boolean claimAndPublish(String ipam, String ns, EgressPlan plan, String expected,
+      Map<Ip, IPClaim> ourClaims, Map<String, Namespace> byName) {
+    List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
+    boolean manual = expected != null && !expected.isBlank();
+    List<Ip> got = new ArrayList<>();
+    for (Ip ip : toClaim) {
+      ClaimResult r = ledger.claim(ip, pool(ipam), owner(ns), Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
+      if (!r.ours()) {
+        got.forEach(g -> ledger.release(g, owner(ns)));
+        Namespace n = byName.get(ns);
+        if (n != null) {
+          events.warning(n, "AddressTaken", ip + " was claimed by " + r.holder().describe()
+              + " first; another address will be chosen");
+        }
+        return false;
+      }
+      got.add(ip);
+    }
+    String value = plan.annotations().get(ns);
+    if (value != null && !annotate(ns, ipam, expected, value)) {
+      return false; // someone else wrote first: the next reconcile starts from their value
+    }
+    boolean ok = true;
+    for (Ip ip : plan.served().get(ns)) {
+      IPClaim c = ourClaims.get(ip);
+      boolean published = c != null && c.getMetadata().getLabels() != null
+          && "true".equals(c.getMetadata().getLabels().get(LABEL_PUBLISHED));
+      if (!published) {
+        try {
+          ledger.label(ip, LABEL_PUBLISHED, "true");
+        } catch (KubernetesClientException ex) {
+          ok = false;
+        }
+      }
+    }
+    return ok;
   }
 
   private void recordMetrics(EgressIPAM ipam, EgressPlan plan, List<NodeInfo> nodeInfos,

@@ -23,6 +23,7 @@ final class EgressMetrics {
   private final MeterRegistry registry;
   private final Map<Meter.Id, AtomicReference<Double>> values = new ConcurrentHashMap<>();
   private final Map<String, Set<Meter.Id>> byIpam = new ConcurrentHashMap<>();
+  private final Map<String, Meter.Id> ids = new ConcurrentHashMap<>();
 
   EgressMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -39,14 +40,21 @@ final class EgressMetrics {
 
     void gauge(String name, String description, double value, String... tags) {
       Tags t = Tags.of("egressipam", ipam).and(tags);
-      AtomicReference<Double> holder = new AtomicReference<>(value);
-      Gauge g = Gauge.builder(name, holder, AtomicReference::get).description(description).tags(t)
-          .register(registry);
-      AtomicReference<Double> existing = values.putIfAbsent(g.getId(), holder);
-      if (existing != null) {
-        existing.set(value);
+      String key = name + t;
+      Meter.Id id = ids.get(key);
+      AtomicReference<Double> holder = id == null ? null : values.get(id);
+      if (holder == null) {
+        // Registered once per series; later rounds only set the value.
+        holder = new AtomicReference<>(value);
+        Gauge g = Gauge.builder(name, holder, AtomicReference::get).description(description).tags(t)
+            .register(registry);
+        id = g.getId();
+        values.put(id, holder);
+        ids.put(key, id);
+      } else {
+        holder.set(value);
       }
-      seen.add(g.getId());
+      seen.add(id);
     }
 
     void close() {
@@ -55,6 +63,7 @@ final class EgressMetrics {
         if (!seen.contains(id)) {
           registry.remove(id);
           values.remove(id);
+          ids.values().remove(id);
         }
       }
       byIpam.put(ipam, seen);
@@ -76,6 +85,7 @@ final class EgressMetrics {
     for (Meter.Id id : byIpam.getOrDefault(ipam, Set.of())) {
       registry.remove(id);
       values.remove(id);
+      ids.values().remove(id);
     }
     byIpam.remove(ipam);
     registry.getMeters().stream().filter(m -> ipam.equals(m.getId().getTag("egressipam")))

@@ -4,14 +4,13 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.ipamoperators.controller.common.ledger.IPClaim;
-import org.ipamoperators.egressip.EgressIPAMReconciler;
+import org.ipamoperators.egressip.EgressIPControllers;
 import org.ipamoperators.egressip.api.EgressIPAM;
 
 /** The controllers {@code ipam operator --controllers} can run, and the CRDs each needs. */
@@ -37,8 +36,7 @@ final class OperatorControllers {
   static {
     add(new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
         List.of(IPCLAIMS, EGRESSIPAMS),
-        (operator, client, registry) -> operator.register(
-            new EgressIPAMReconciler(client, Clock.systemUTC(), registry))));
+        EgressIPControllers::register));
   }
 
   private OperatorControllers() {
