@@ -276,49 +276,57 @@ final class FreeRangeTree {
   void insert(long sHi, long sLo, long eHi, long eLo) {
     deltaHi = sizeHi(sHi, sLo, eHi, eLo);
     deltaLo = eLo - sLo + 1;
-    Node sibling = insert(root, sHi, sLo, eHi, eLo);
-    if (sibling != null) {
-      Inner newRoot = new Inner();
-      newRoot.kids[0] = root;
-      newRoot.kids[1] = sibling;
-      newRoot.n = 2;
-      newRoot.refreshKey(0);
-      newRoot.refreshKey(1);
-      newRoot.recount();
-      root = newRoot;
-    }
+    settleRoot(insert(root, sHi, sLo, eHi, eLo));
     rangeCount++;
   }
 
   private Node insert(Node node, long sHi, long sLo, long eHi, long eLo) {
     if (node instanceof Leaf leaf) {
-      int at = leafRoute(leaf, sHi, sLo) + 1;
-      if (leaf.n < LEAF_CAPACITY) {
-        leaf.shift(at, at + 1, leaf.n - at);
-        leaf.set(at, sHi, sLo, eHi, eLo);
-        leaf.n++;
-        addDelta(leaf);
-        return null;
-      }
-      Leaf right = splitLeaf(leaf, at);
-      if (at <= leaf.n && leaf.n < LEAF_CAPACITY) {
-        leaf.shift(at, at + 1, leaf.n - at);
-        leaf.set(at, sHi, sLo, eHi, eLo);
-        leaf.n++;
-      } else {
-        int j = at - leaf.n;
-        right.shift(j, j + 1, right.n - j);
-        right.set(j, sHi, sLo, eHi, eLo);
-        right.n++;
-      }
-      leaf.recount();
-      right.recount();
-      return right;
+      return insertInto(leaf, leafRoute(leaf, sHi, sLo) + 1, sHi, sLo, eHi, eLo);
     }
     Inner inner = (Inner) node;
     int i = Math.max(inner.route(sHi, sLo), 0);
-    Node sibling = insert(inner.kids[i], sHi, sLo, eHi, eLo);
-    inner.refreshKey(i);
+    return afterChild(inner, i, insert(inner.kids[i], sHi, sLo, eHi, eLo));
+  }
+
+  /**
+   * Puts a range at a position of a leaf, splitting a full leaf. Applies the pending count delta,
+   * or recounts both halves after a split; returns the new right half, or null.
+   */
+  private Leaf insertInto(Leaf leaf, int at, long sHi, long sLo, long eHi, long eLo) {
+    if (leaf.n < LEAF_CAPACITY) {
+      leaf.shift(at, at + 1, leaf.n - at);
+      leaf.set(at, sHi, sLo, eHi, eLo);
+      leaf.n++;
+      addDelta(leaf);
+      return null;
+    }
+    Leaf right = splitLeaf(leaf, at);
+    Leaf target = at <= leaf.n && leaf.n < LEAF_CAPACITY ? leaf : right;
+    int j = target == leaf ? at : at - leaf.n;
+    target.shift(j, j + 1, target.n - j);
+    target.set(j, sHi, sLo, eHi, eLo);
+    target.n++;
+    leaf.recount();
+    right.recount();
+    return right;
+  }
+
+  /**
+   * After child i of an inner node changed: drops it when empty or refreshes its key, applies the
+   * pending count delta, and takes in the child's split sibling (splitting this node if full).
+   * Returns this node's new right half, or null.
+   */
+  private Inner afterChild(Inner inner, int i, Node sibling) {
+    if (inner.kids[i].n == 0) {
+      System.arraycopy(inner.kids, i + 1, inner.kids, i, inner.n - i - 1);
+      System.arraycopy(inner.keyHi, i + 1, inner.keyHi, i, inner.n - i - 1);
+      System.arraycopy(inner.keyLo, i + 1, inner.keyLo, i, inner.n - i - 1);
+      inner.n--;
+      inner.kids[inner.n] = null;
+    } else {
+      inner.refreshKey(i);
+    }
     if (sibling == null) {
       addDelta(inner);
       return null;
@@ -340,17 +348,8 @@ final class FreeRangeTree {
     return right;
   }
 
-  /**
-   * Removes one free address, found by rank (the k-th free address, when {@code byRank}) or by value,
-   * in a single descent that splits its range when needed. Returns false when, by value, the
-   * address is not free. The taken offset is left in {@link #foundStartHi}/{@link #foundStartLo}.
-   */
-  boolean takeOne(boolean byRank, long hi, long lo) {
-    takeFailed = false;
-    Node sibling = takeOne(root, byRank, hi, lo);
-    if (takeFailed) {
-      return false;
-    }
+  /** Grows the tree by a level when the root split, shrinks it while the root has one child. */
+  private void settleRoot(Node sibling) {
     if (sibling != null) {
       Inner newRoot = new Inner();
       newRoot.kids[0] = root;
@@ -367,6 +366,22 @@ final class FreeRangeTree {
     if (root instanceof Inner inner && inner.n == 0) {
       root = new Leaf();
     }
+  }
+
+  /**
+   * Removes one free address, found by rank (the k-th free address, when {@code byRank}) or by value,
+   * in a single descent that splits its range when needed. Returns false when, by value, the
+   * address is not free. The taken offset is left in {@link #foundStartHi}/{@link #foundStartLo}.
+   */
+  boolean takeOne(boolean byRank, long hi, long lo) {
+    takeFailed = false;
+    deltaHi = -1; // one address fewer, in two's complement
+    deltaLo = -1;
+    Node sibling = takeOne(root, byRank, hi, lo);
+    if (takeFailed) {
+      return false;
+    }
+    settleRoot(sibling);
     return true;
   }
 
@@ -395,37 +410,7 @@ final class FreeRangeTree {
         }
       }
       Node sibling = takeOne(inner.kids[i], byRank, hi, lo);
-      if (takeFailed) {
-        return null;
-      }
-      if (inner.kids[i].n == 0) {
-        System.arraycopy(inner.kids, i + 1, inner.kids, i, inner.n - i - 1);
-        System.arraycopy(inner.keyHi, i + 1, inner.keyHi, i, inner.n - i - 1);
-        System.arraycopy(inner.keyLo, i + 1, inner.keyLo, i, inner.n - i - 1);
-        inner.n--;
-        inner.kids[inner.n] = null;
-      } else {
-        inner.refreshKey(i);
-      }
-      if (sibling == null) {
-        decrement(inner);
-        return null;
-      }
-      int at = i + 1;
-      if (inner.n < INNER_CAPACITY) {
-        insertChild(inner, at, sibling);
-        decrement(inner);
-        return null;
-      }
-      Inner right = splitInner(inner, at);
-      if (at <= inner.n && inner.n < INNER_CAPACITY) {
-        insertChild(inner, at, sibling);
-      } else {
-        insertChild(right, at - inner.n, sibling);
-      }
-      inner.recount();
-      right.recount();
-      return right;
+      return takeFailed ? null : afterChild(inner, i, sibling);
     }
     Leaf leaf = (Leaf) node;
     int j;
@@ -469,7 +454,6 @@ final class FreeRangeTree {
     long eLo = leaf.endLo[j];
     boolean atStart = sLo == xLo && sHi == xHi;
     boolean atEnd = eLo == xLo && eHi == xHi;
-    Leaf right = null;
     if (atStart && atEnd) {
       leaf.shift(j + 1, j, leaf.n - j - 1);
       leaf.n--;
@@ -480,39 +464,13 @@ final class FreeRangeTree {
       leaf.set(j, sHi, sLo, U128.subHi(xHi, xLo, 0, 1), xLo - 1);
     } else {
       leaf.set(j, sHi, sLo, U128.subHi(xHi, xLo, 0, 1), xLo - 1);
-      long nHi = U128.addHi(xHi, xLo, 0, 1);
-      long nLo = xLo + 1;
-      int at = j + 1;
       rangeCount++;
-      if (leaf.n < LEAF_CAPACITY) {
-        leaf.shift(at, at + 1, leaf.n - at);
-        leaf.set(at, nHi, nLo, eHi, eLo);
-        leaf.n++;
-      } else {
-        right = splitLeaf(leaf, at);
-        if (at <= leaf.n && leaf.n < LEAF_CAPACITY) {
-          leaf.shift(at, at + 1, leaf.n - at);
-          leaf.set(at, nHi, nLo, eHi, eLo);
-          leaf.n++;
-        } else {
-          int k = at - leaf.n;
-          right.shift(k, k + 1, right.n - k);
-          right.set(k, nHi, nLo, eHi, eLo);
-          right.n++;
-        }
-        leaf.recount();
-        right.recount();
-        return right;
-      }
+      return insertInto(leaf, j + 1, U128.addHi(xHi, xLo, 0, 1), xLo + 1, eHi, eLo);
     }
-    decrement(leaf);
+    addDelta(leaf);
     return null;
   }
 
-  private static void decrement(Node node) {
-    node.countHi = U128.subHi(node.countHi, node.countLo, 0, 1);
-    node.countLo -= 1;
-  }
 
   /** Changes the range that starts at the key, keeping it between its neighbours. */
   void replace(long keyHi, long keyLo, long sHi, long sLo, long eHi, long eLo) {
@@ -527,12 +485,7 @@ final class FreeRangeTree {
       throw new IllegalStateException("no free range starts at the given offset");
     }
     rangeCount--;
-    while (root instanceof Inner inner && inner.n == 1) {
-      root = inner.kids[0];
-    }
-    if (root instanceof Inner inner && inner.n == 0) {
-      root = new Leaf();
-    }
+    settleRoot(null);
   }
 
   private boolean mutate(Node node, long kHi, long kLo, boolean remove,
@@ -564,16 +517,7 @@ final class FreeRangeTree {
     if (i < 0 || !mutate(inner.kids[i], kHi, kLo, remove, sHi, sLo, eHi, eLo)) {
       return false;
     }
-    if (inner.kids[i].n == 0) {
-      System.arraycopy(inner.kids, i + 1, inner.kids, i, inner.n - i - 1);
-      System.arraycopy(inner.keyHi, i + 1, inner.keyHi, i, inner.n - i - 1);
-      System.arraycopy(inner.keyLo, i + 1, inner.keyLo, i, inner.n - i - 1);
-      inner.n--;
-      inner.kids[inner.n] = null;
-    } else {
-      inner.refreshKey(i);
-    }
-    addDelta(inner);
+    afterChild(inner, i, null);
     return true;
   }
 
