@@ -63,6 +63,7 @@ import org.ipamoperators.egressip.network.NetworkDetector;
 import org.ipamoperators.egressip.network.NetworkType;
 import org.ipamoperators.egressip.network.NetworkWrite;
 import org.ipamoperators.egressip.network.OvnWriter;
+import org.ipamoperators.egressip.network.Platform;
 import org.ipamoperators.egressip.network.SdnWriter;
 import org.ipamoperators.egressip.plan.ClaimState;
 import org.ipamoperators.egressip.plan.EgressPlan;
@@ -95,6 +96,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final Clock clock;
   private final EgressMetrics metrics;
   private final NodeNetwork nodeNetwork;
+  private final String platformOverride = System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM"));
   // Namespaces are published in parallel: each is a few round trips, independent of the others.
   private final java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(
       Integer.getInteger("ipam.egressip.writers", 8), r -> {
@@ -178,6 +180,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     String name = ipam.getMetadata().getName();
     dropLegacyFinalizer(ipam);
     NetworkType network = detector.detect();
+    Platform platform = Platform.detect(client, platformOverride);
+    boolean cloudWithoutModule = platform.needsCloudApi() && !nodeNetwork.capabilities().requiresApiCalls();
     List<Namespace> opted = namespaces.list(ns -> name.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM))).toList();
     Map<String, Namespace> byName = new HashMap<>();
     namespaces.list(ns -> true).forEach(ns -> byName.put(ns.getMetadata().getName(), ns));
@@ -269,7 +273,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     if (!plan.specValid()) {
       String message = plan.specProblems().stream().map(p -> p.message()).collect(Collectors.joining("; "));
       events.warning(ipam, "InvalidSpec", message);
-      return UpdateControl.patchStatus(status(ipam, network, plan, false, "InvalidSpec", message, List.of()));
+      return UpdateControl.patchStatus(status(ipam, network, platform, plan, false, "InvalidSpec", message, List.of()));
     }
 
     // 1. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
@@ -330,7 +334,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
       }
     }
-    failures.addAll(writeNetwork(ipam, network, plan, served, cleared, nodeInfos));
+    failures.addAll(writeNetwork(ipam, network, plan, served, cleared, nodeInfos, platform));
+    if (cloudWithoutModule) {
+      failures.add("platform " + platform.type() + " needs its cloud module to attach egress IPs to the nodes' "
+          + "interfaces, and none is configured: the addresses are allocated and written to the cluster network, "
+          + "but the cloud will not route them");
+    }
     // 5. Report.
     recordMetrics(ipam, plan, nodeInfos, verdicts, served, now);
     for (NamespaceProblem p : plan.problems()) {
@@ -351,7 +360,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     String message = network == NetworkType.NONE
         ? "neither OpenShift SDN (HostSubnet) nor OVN-Kubernetes (EgressIP) is served by this cluster; addresses are allocated but not configured"
         : String.join("; ", failures);
-    EgressIPAM patch = status(ipam, network, plan, ok, reason, message, failures);
+    EgressIPAM patch = status(ipam, network, platform, plan, ok, reason, message, failures);
     Duration next = nextReview(verdicts, now);
     if (retry) {
       next = RETRY_SOON;
@@ -453,7 +462,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   }
 
   private List<String> writeNetwork(EgressIPAM ipam, NetworkType network, EgressPlan plan,
-      Map<String, List<Ip>> served, Set<String> cleared, List<NodeInfo> nodeInfos) {
+      Map<String, List<Ip>> served, Set<String> cleared, List<NodeInfo> nodeInfos, Platform platform) {
     List<CIDRAssignment> cidrs = ipam.getSpec().cidrs();
     List<IpRange> ranges = cidrs.stream().map(c -> IpRange.parse(c.cidr())).toList();
     Set<String> labelValues = cidrs.stream().map(CIDRAssignment::labelValue).collect(Collectors.toSet());
@@ -462,8 +471,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Set<String> assignable = new HashSet<>();
     Set<Ip> servedIps = new HashSet<>();
     served.values().forEach(servedIps::addAll);
-    // One CIDR on bare metal: SDN picks the node itself from egressCIDRs, as the old operator did.
-    boolean useCidrMode = cidrs.size() == 1 && ranges.get(0).first().isIPv4();
+    // One CIDR without a cloud: SDN picks the node itself from egressCIDRs, as the old operator did.
+    // On a cloud the node must be chosen here, since the address is attached to its interface.
+    boolean useCidrMode = cidrs.size() == 1 && ranges.get(0).first().isIPv4() && !platform.needsCloudApi();
     for (NodeInfo n : nodeInfos) {
       boolean member = n.selected() && n.topologyValue() != null && labelValues.contains(n.topologyValue());
       if (member) {
@@ -486,7 +496,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     };
   }
 
-  private EgressIPAM status(EgressIPAM ipam, NetworkType network, EgressPlan plan, boolean ready, String reason,
+  private EgressIPAM status(EgressIPAM ipam, NetworkType network, Platform platform, EgressPlan plan, boolean ready,
+      String reason,
       String message, List<String> failures) {
     EgressIPAMStatus old = ipam.getStatus();
     Long generation = ipam.getMetadata().getGeneration();
@@ -508,7 +519,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     meta.setName(ipam.getMetadata().getName());
     patch.setMetadata(meta);
     patch.setStatus(new EgressIPAMStatus(conditions, generation, plan.specValid() ? cidrs : null,
-        plan.served().size(), (int) pending, (int) rejected, unplaceable, network.display()));
+        plan.served().size(), (int) pending, (int) rejected, unplaceable, network.display(), platform.type()));
     return patch;
   }
 

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * What the controller observed and did: conditions (Ready, Degraded), per-CIDR usage, the
  * namespaces assigned, pending (waiting for an address or a node) and rejected (bad manual
- * annotation, address held by someone else), the network type written to, and unplaceable IPs.
+ * annotation, address held by someone else), unplaceable IPs, the network type written to and the
+ * platform (from OpenShift's Infrastructure, or the IPAM_PLATFORM setting).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EgressIPAMStatus(
@@ -18,4 +19,5 @@ public record EgressIPAMStatus(
     Integer pendingNamespaces,
     Integer rejectedNamespaces,
     Integer unplaceableIPs,
-    String networkType) {}
+    String networkType,
+    String platform) {}

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.TestInfo;
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
-    thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
+    thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.INFRASTRUCTURE})
 class SdnEgressIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Map<String, String> WORKERS = Map.of("node-role.kubernetes.io/worker", "");
@@ -375,5 +375,79 @@ class SdnEgressIT {
     });
     assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.10"))).isEmpty();
     assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.1"))).isEmpty();
+  }
+
+  @Test
+  void onACloudPlatformOneCidrIsPlacedExplicitlyAndTheMissingCloudModuleIsReported() {
+    // Infrastructure says AWS: CIDR mode would let SDN pick a node the cloud does not route to
+    var infra = new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder()
+        .withApiVersion("config.openshift.io/v1").withKind("Infrastructure").withNewMetadata().withName("cluster")
+        .endMetadata().addToAdditionalProperties("spec", Map.of()).build();
+    var infras = client.genericKubernetesResources("config.openshift.io/v1", "Infrastructure");
+    infras.resource(infra).create();
+    var current = infras.withName("cluster").get();
+    current.setAdditionalProperty("status", Map.of("platform", "AWS", "platformStatus", Map.of("type", "AWS")));
+    infras.resource(current).updateStatus();
+    try {
+      String ipam = cluster.n("aws");
+      cluster.node("a1", Map.of("zone", "a"));
+      cluster.ipam(ipam, "zone", WORKERS, null, null, cidr("192.0.2.0/24", "a"));
+      cluster.namespace("ns1", ipam, null);
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
+        assertThat(cluster.hostSubnetCidrs("a1")).isEmpty();
+        EgressIPAM x = ipam(ipam);
+        assertThat(x.getStatus()).isNotNull();
+        assertThat(x.getStatus().platform()).isEqualTo("AWS");
+        assertThat(condition(x, "Ready")).isEqualTo("False");
+        assertThat(x.getStatus().conditions()).anySatisfy(c -> assertThat(c.getMessage()).contains("needs its cloud module"));
+      });
+    } finally {
+      infras.withName("cluster").delete();
+    }
+  }
+
+  @Test
+  void aReadinessEventWithNothingToChangeWritesNoNetNamespaceOrNamespace() throws Exception {
+    // scenario 50, at 60 namespaces: no-op detection, counted by the API server itself
+    String ipam = cluster.n("noop");
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.node("idle", Map.of("zone", "elsewhere"));
+    cluster.ipam(ipam, "zone", WORKERS, null, null, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
+    cluster.node("b1", Map.of("zone", "b"));
+    for (int i = 0; i < 60; i++) {
+      cluster.namespace("ns" + i, ipam, null);
+    }
+    await().atMost(WAIT).untilAsserted(() -> {
+      for (int i = 0; i < 60; i++) {
+        assertThat(cluster.netNamespaceIps("ns" + i)).hasSize(2);
+      }
+    });
+    Thread.sleep(3000); // let the last reconciles settle
+    double netnsBefore = writes("netnamespaces");
+    double nsBefore = writes("namespaces");
+    double claimsBefore = writes("ipclaims");
+    cluster.setReady("idle", false);
+    cluster.setReady("idle", true);
+    Thread.sleep(5000);
+    assertThat(writes("netnamespaces")).isEqualTo(netnsBefore);
+    assertThat(writes("namespaces")).isEqualTo(nsBefore);
+    assertThat(writes("ipclaims")).isEqualTo(claimsBefore);
+  }
+
+  /** Write requests the API server has served for a resource, from its own metrics. */
+  private double writes(String resource) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        "^apiserver_request_total\\{([^}]*)\\} ([0-9.e+]+)$", java.util.regex.Pattern.MULTILINE)
+        .matcher(client.raw("/metrics"));
+    double total = 0;
+    while (m.find()) {
+      String labels = m.group(1);
+      if (labels.contains("resource=\"" + resource + "\"") && !labels.contains("subresource=\"status\"")
+          && labels.matches(".*verb=\"(POST|PUT|PATCH|DELETE|APPLY)\".*")) {
+        total += Double.parseDouble(m.group(2));
+      }
+    }
+    return total;
   }
 }

@@ -1,0 +1,56 @@
+package org.ipamoperators.egressip.network;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The infrastructure a cluster runs on, from OpenShift's {@code Infrastructure/cluster}
+ * ({@code status.platformStatus.type}, else the older {@code status.platform}), or "None" where that
+ * API is not served (plain Kubernetes). Read on every reconcile, never only once at start, so a
+ * cluster whose Infrastructure appears later is followed. Never throws.
+ */
+public record Platform(String type, boolean fromInfrastructure) {
+  /** Platforms where the cluster network alone carries an egress IP: no cloud API is needed. */
+  private static final Set<String> WITHOUT_CLOUD_API = Set.of("", "None", "BareMetal", "VSphere", "oVirt",
+      "OpenStack", "Libvirt", "KubeVirt", "EquinixMetal", "Nutanix", "External");
+  static final ResourceDefinitionContext INFRASTRUCTURE = new ResourceDefinitionContext.Builder()
+      .withGroup("config.openshift.io").withVersion("v1").withKind("Infrastructure")
+      .withPlural("infrastructures").withNamespaced(false).build();
+
+  /** True where addresses must also be attached through a cloud API (AWS, Azure, GCP...). */
+  public boolean needsCloudApi() {
+    return !WITHOUT_CLOUD_API.contains(type);
+  }
+
+  /** Finds the platform; {@code override} (a setting on non-OpenShift clusters) wins when given. */
+  public static Platform detect(KubernetesClient client, String override) {
+    if (override != null && !override.isBlank()) {
+      return new Platform(override, false);
+    }
+    try {
+      if (!client.supports("config.openshift.io/v1", "Infrastructure")) {
+        return new Platform("None", false);
+      }
+      GenericKubernetesResource infra = client.genericKubernetesResources(INFRASTRUCTURE).withName("cluster").get();
+      if (infra == null) {
+        return new Platform("None", false);
+      }
+      Object status = infra.getAdditionalProperties().get("status");
+      if (status instanceof Map<?, ?> st) {
+        if (st.get("platformStatus") instanceof Map<?, ?> ps && ps.get("type") instanceof String t && !t.isBlank()) {
+          return new Platform(t, true);
+        }
+        if (st.get("platform") instanceof String p && !p.isBlank()) {
+          return new Platform(p, true);
+        }
+      }
+      return new Platform("None", true);
+    } catch (KubernetesClientException e) {
+      return new Platform("None", false);
+    }
+  }
+}
