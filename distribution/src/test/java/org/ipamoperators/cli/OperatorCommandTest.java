@@ -17,16 +17,8 @@ import picocli.CommandLine.TypeConversionException;
 /** {@code ipam operator}'s options and its refusals, without a cluster. */
 class OperatorCommandTest {
 
-  record Run(int exit, String out, String err) {}
-
-  static Run ipam(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = IpamCommand.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+  static IpamRun ipam(String... args) {
+    return IpamRun.of(args);
   }
 
   static OperatorCommand parsed(String... args) {
@@ -37,7 +29,7 @@ class OperatorCommandTest {
 
   @Test
   void unknownControllerIsRefusedWithTheKnownOnes() {
-    Run r = ipam("operator", "--controllers", "egressip,keepalive");
+    IpamRun r = ipam("operator", "--controllers", "egressip,keepalive");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("ipam operator: unknown controller 'keepalive'; known: egressip"
         + System.lineSeparator());
@@ -45,14 +37,14 @@ class OperatorCommandTest {
 
   @Test
   void controllersAreRequired() {
-    Run r = ipam("operator");
+    IpamRun r = ipam("operator");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("Missing required option: '--controllers=NAME'");
   }
 
   @Test
   void emptyControllerListIsRefused() {
-    Run r = ipam("operator", "--controllers", ",");
+    IpamRun r = ipam("operator", "--controllers", ",");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).startsWith("ipam operator: --controllers names no controller");
   }
@@ -68,7 +60,7 @@ class OperatorCommandTest {
 
   @Test
   void missingKubeconfigIsBadInput() {
-    Run r = ipam("operator", "--controllers", "egressip", "--kubeconfig", "/nonexistent/kubeconfig",
+    IpamRun r = ipam("operator", "--controllers", "egressip", "--kubeconfig", "/nonexistent/kubeconfig",
         "--http-port", "0", "--bind-address", "127.0.0.1");
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).isEqualTo("ipam operator: cannot read kubeconfig /nonexistent/kubeconfig"
@@ -103,7 +95,7 @@ class OperatorCommandTest {
     Path kubeconfig = unreachable(dir);
     int port = LoopbackPorts.freePort();
     long started = System.nanoTime();
-    Run r = ipam("operator", "--controllers", "egressip", "--kubeconfig", kubeconfig.toString(),
+    IpamRun r = ipam("operator", "--controllers", "egressip", "--kubeconfig", kubeconfig.toString(),
         "--http-port", Integer.toString(port), "--bind-address", "127.0.0.1");
     Duration took = Duration.ofNanos(System.nanoTime() - started);
 
@@ -117,7 +109,7 @@ class OperatorCommandTest {
   @Test
   void portInUseIsOneLine(@TempDir Path dir) throws Exception {
     try (var socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      Run r = ipam("operator", "--controllers", "egressip", "--kubeconfig", unreachable(dir).toString(),
+      IpamRun r = ipam("operator", "--controllers", "egressip", "--kubeconfig", unreachable(dir).toString(),
           "--http-port", Integer.toString(socket.getLocalPort()), "--bind-address", "127.0.0.1");
       assertThat(r.exit()).isEqualTo(1);
       assertThat(r.err()).isEqualTo("ipam operator: cannot serve HTTP on 127.0.0.1:" + socket.getLocalPort()
@@ -152,7 +144,7 @@ class OperatorCommandTest {
 
   @Test
   void helpListsTheControllersAndHidesTheTuningOptions() {
-    Run r = ipam("operator", "--help");
+    IpamRun r = ipam("operator", "--help");
     assertThat(r.exit()).isZero();
     assertThat(r.out()).contains("controllers to run, comma-separated: egressip", "--[no-]leader-election",
         "--install-crds", "--bind-address", "Exit status:")

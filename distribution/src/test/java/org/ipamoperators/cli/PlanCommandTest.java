@@ -20,16 +20,8 @@ import picocli.CommandLine;
 class PlanCommandTest {
   private static final Path EXAMPLES = Path.of("..", "examples");
 
-  record Run(int exit, String out, String err) {}
-
-  static Run ipam(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = IpamCommand.commandLine();
-    cl.setOut(new PrintWriter(out));
-    cl.setErr(new PrintWriter(err));
-    int exit = cl.execute(args);
-    return new Run(exit, out.toString(), err.toString());
+  static IpamRun ipam(String... args) {
+    return IpamRun.of(args);
   }
 
   static Stream<Path> examples() throws IOException {
@@ -39,7 +31,7 @@ class PlanCommandTest {
   @ParameterizedTest
   @MethodSource("examples")
   void everyExamplePlansWithoutError(Path example) {
-    Run r = ipam("plan", example.toString());
+    IpamRun r = ipam("plan", example.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.err()).isEmpty();
     assertThat(r.out()).contains("Allocations", "Placement", "Changes", "Problems");
@@ -47,7 +39,7 @@ class PlanCommandTest {
 
   @Test
   void twoZoneExampleKeepsExistingAddressesAndMovesOffTheFailedNode() {
-    Run r = ipam("plan", EXAMPLES.resolve("egress-two-zones.yaml").toString());
+    IpamRun r = ipam("plan", EXAMPLES.resolve("egress-two-zones.yaml").toString());
     assertThat(r.out())
         .containsPattern("payments\\s+zone-a\\s+192\\.0\\.2\\.4\\s+kept")
         .containsPattern("billing\\s+zone-a\\s+192\\.0\\.2\\.5\\s+kept")
@@ -56,7 +48,7 @@ class PlanCommandTest {
 
   @Test
   void jsonOutputIsMachineReadable() throws Exception {
-    Run r = ipam("plan", "-o", "json", EXAMPLES.resolve("problems.yaml").toString());
+    IpamRun r = ipam("plan", "-o", "json", EXAMPLES.resolve("problems.yaml").toString());
     assertThat(r.exit()).isZero();
     JsonNode root = new ObjectMapper().readTree(r.out());
     assertThat(root.get("allocations")).hasSize(2);
@@ -75,7 +67,7 @@ class PlanCommandTest {
   void yamlSyntaxErrorsNameTheLine(@TempDir Path dir) throws IOException {
     Path f = dir.resolve("bad.yaml");
     Files.writeString(f, "pools:\n  - name: a\n    ranges: [192.0.2.0/24\nnodes: []\n");
-    Run r = ipam("plan", f.toString());
+    IpamRun r = ipam("plan", f.toString());
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).startsWith("ipam plan: " + f + ":4:").doesNotContain("Exception").doesNotContain("\tat ");
   }
@@ -84,7 +76,7 @@ class PlanCommandTest {
   void unknownFieldsNameTheLineAndTheKnownFields(@TempDir Path dir) throws IOException {
     Path f = dir.resolve("bad.yaml");
     Files.writeString(f, "pools:\n  - name: a\n    ranges: [192.0.2.0/24]\n    reserve: [192.0.2.1]\n");
-    Run r = ipam("plan", f.toString());
+    IpamRun r = ipam("plan", f.toString());
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains(f + ":4:").contains("unknown field 'reserve'").contains("reserved");
   }
@@ -93,7 +85,7 @@ class PlanCommandTest {
   void wrongTypesNameTheField(@TempDir Path dir) throws IOException {
     Path f = dir.resolve("bad.yaml");
     Files.writeString(f, "pools:\n  - name: a\n    ranges: [192.0.2.0/24]\nnodes:\n  - name: n1\n    capacity: lots\n");
-    Run r = ipam("plan", f.toString());
+    IpamRun r = ipam("plan", f.toString());
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains(":6:").contains("nodes[0].capacity").contains("'lots' is not a whole number");
   }
@@ -112,7 +104,7 @@ class PlanCommandTest {
         "claimants:",
         "  - {name: c}",
         ""));
-    Run r = ipam("plan", f.toString());
+    IpamRun r = ipam("plan", f.toString());
     assertThat(r.exit()).isEqualTo(2);
     assertThat(r.err()).contains("pools[0].strategy: 'fastest' is not one of FIRST_FREE, RANDOM, STICKY")
         .contains("claims[0].address: '192.0.2.300' is not an IP address")
@@ -122,7 +114,7 @@ class PlanCommandTest {
 
   @Test
   void missingAndEmptyFilesAreExplained(@TempDir Path dir) throws IOException {
-    Run missing = ipam("plan", dir.resolve("nope.yaml").toString());
+    IpamRun missing = ipam("plan", dir.resolve("nope.yaml").toString());
     assertThat(missing.exit()).isEqualTo(2);
     assertThat(missing.err()).contains("no such file");
     Path empty = Files.writeString(dir.resolve("empty.yaml"), "");

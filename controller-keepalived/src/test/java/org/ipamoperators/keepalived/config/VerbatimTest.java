@@ -38,7 +38,7 @@ class VerbatimTest {
   void aServiceCannotRunProgramsOrOverrideManagedKeys() {
     Verbatim.Checked checked = Verbatim.checkService(Map.of(
         "notify_master", "\"/bin/sh -c id\"",
-        "notify", "/tmp/x",
+        "notify", "/usr/local/bin/x",
         "track_script", "x",
         "include", "/etc/passwd",
         "virtual_router_id", "9",
