@@ -1,0 +1,127 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.ipamoperators.controller.common.ledger.ClusterLedger;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.egressip.api.CIDRAssignment;
+import org.ipamoperators.egressip.api.EgressAnnotations;
+import org.ipamoperators.egressip.api.EgressIPAM;
+import org.ipamoperators.egressip.api.EgressIPAMSpec;
+import org.ipamoperators.testsupport.LoopbackPorts;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The operator as its own process, SIGKILLed in the middle of a burst of namespaces (no shutdown
+ * hook, reconciles cut anywhere between claim, annotation and network), then started again: every
+ * namespace ends with its own address, the ledger agrees, and no address published before the kill
+ * has changed.
+ */
+@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
+class KilledMidBurstIT {
+  private static final Path JAR = Path.of("target", "ipam.jar");
+  private static final int COUNT = 150;
+  private final List<Process> processes = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    for (Process p : processes) {
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private Process operator(Path dir, Path kubeconfig, String ns, String name) throws Exception {
+    assertThat(JAR).as("run `mvn package` first").exists();
+    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+        "-jar", JAR.toString()));
+    command.addAll(OperatorRun.args(kubeconfig, LoopbackPorts.freePort(), ns, "--no-leader-election"));
+    Process p = new ProcessBuilder(command).redirectOutput(dir.resolve(name + ".out").toFile())
+        .redirectError(dir.resolve(name + ".err").toFile()).start();
+    processes.add(p);
+    return p;
+  }
+
+  private static Map<String, String> assigned(KubernetesClient client) {
+    Map<String, String> out = new HashMap<>();
+    for (Namespace ns : client.namespaces().withLabel("burst", "killed").list().getItems()) {
+      Map<String, String> a = ns.getMetadata().getAnnotations();
+      if (a != null && a.get(EgressAnnotations.EGRESSIPS) != null) {
+        out.put(ns.getMetadata().getName(), a.get(EgressAnnotations.EGRESSIPS));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void nothingPublishedChangesAcrossAKill(KubeApiServer server, KubernetesClient client, @TempDir Path dir)
+      throws Exception {
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("killed-w1")
+        .addToLabels("zone", "a").endMetadata().build()).create();
+    EgressIPAM ipam = new EgressIPAM();
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName("killed");
+    ipam.setMetadata(meta);
+    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("192.0.2.0/24", "a", null)), "zone",
+        new LabelSelectorBuilder().build(), null, null, null));
+    client.resource(ipam).create();
+    try {
+      Process first = operator(dir, kubeconfig, client.getNamespace(), "first");
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      for (int i = 0; i < COUNT; i++) {
+        int n = i;
+        pool.submit(() -> client.namespaces().resource(new NamespaceBuilder().withNewMetadata()
+            .withName("killed-ns" + n).addToLabels("burst", "killed")
+            .addToAnnotations(EgressAnnotations.EGRESSIPAM, "killed").endMetadata().build()).create());
+      }
+      pool.shutdown();
+      assertThat(pool.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100))
+          .until(() -> assigned(client).size() >= 30);
+      first.destroyForcibly(); // SIGKILL: no shutdown hook, whatever was in flight is cut
+      assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      Map<String, String> before = assigned(client);
+      assertThat(before.size()).as("killed before the burst was done").isLessThan(COUNT);
+
+      operator(dir, kubeconfig, client.getNamespace(), "second");
+      await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1))
+          .until(() -> assigned(client).size() == COUNT);
+      Map<String, String> after = assigned(client);
+      before.forEach((ns, ip) -> assertThat(after.get(ns)).as(ns).isEqualTo(ip));
+      assertThat(new HashSet<>(after.values())).hasSize(COUNT);
+      await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+        List<IPClaim> claims = new ClusterLedger(client).claimsOfPool("egressipam/killed");
+        Map<String, String> owner = new HashMap<>();
+        claims.forEach(c -> owner.put(c.getSpec().address(), c.getSpec().owner().name()));
+        after.forEach((ns, ip) -> assertThat(owner.get(ip)).as(ip).isEqualTo(ns));
+        assertThat(claims).hasSize(COUNT); // no orphan claim left by the kill
+      });
+    } finally {
+      client.resources(EgressIPAM.class).withName("killed").delete();
+      client.nodes().withName("killed-w1").delete();
+      client.namespaces().withLabel("burst", "killed").delete();
+    }
+  }
+}
