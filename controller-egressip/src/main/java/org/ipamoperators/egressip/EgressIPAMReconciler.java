@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -164,7 +166,27 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           return p.startsWith("egressipam/") ? Set.of(new ResourceID(p.substring("egressipam/".length())))
               : allIpams(context); // another controller's claim may free or take our addresses
         }).build(), context);
-    return List.of(namespaces, nodes, claims);
+    List<EventSource<?, EgressIPAM>> sources = new ArrayList<>(List.of(namespaces, nodes, claims));
+    // The network's own objects, where the cluster serves them, so a hand edit or another tool's
+    // write is repaired at once rather than at the next resync. Our own writes come back as events
+    // too; they end in a reconcile that finds nothing to do.
+    try {
+      if (client.supports(HostSubnet.class)) {
+        sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
+            .from(HostSubnet.class, EgressIPAM.class).withSecondaryToPrimaryMapper(h -> allIpams(context))
+            .withOnUpdateFilter((now, before) -> !java.util.Objects.equals(now.getEgressIPs(), before.getEgressIPs())
+                || !java.util.Objects.equals(now.getEgressCIDRs(), before.getEgressCIDRs()))
+            .build(), context));
+        sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
+            .from(NetNamespace.class, EgressIPAM.class).withSecondaryToPrimaryMapper(n -> allIpams(context))
+            .withOnUpdateFilter((now, before) -> !java.util.Objects.equals(now.getEgressIPs(), before.getEgressIPs()))
+            .build(), context));
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("cannot tell whether OpenShift SDN's APIs are served; its objects are checked at each resync: {}",
+          e.getMessage());
+    }
+    return sources;
   }
 
   private static Set<ResourceID> allIpams(EventSourceContext<EgressIPAM> context) {

@@ -435,6 +435,34 @@ class SdnEgressIT {
     assertThat(writes("ipclaims")).isEqualTo(claimsBefore);
   }
 
+  @Test
+  void handEditsOfHostSubnetsAndNetNamespacesAreRepairedAtOnce() {
+    // scenario 48: watched, so no need to wait for the periodic resync
+    String ipam = cluster.n("drift");
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.ipam(ipam, "zone", WORKERS, null, null, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
+    cluster.node("b1", Map.of("zone", "b"));
+    cluster.namespace("ns1", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
+      assertThat(cluster.netNamespaceIps("ns1")).hasSize(2);
+    });
+    var hostSubnets = client.resources(io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet.class);
+    hostSubnets.withName(cluster.n("a1")).edit(h -> {
+      h.setEgressIPs(List.of("203.0.113.99")); // ours removed, a foreign one added
+      return h;
+    });
+    client.resources(io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace.class)
+        .withName(cluster.n("ns1")).edit(n -> {
+          n.setEgressIPs(List.of());
+          return n;
+        });
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      assertThat(cluster.hostSubnetIps("a1")).containsExactlyInAnyOrder("192.0.2.1", "203.0.113.99");
+      assertThat(cluster.netNamespaceIps("ns1")).containsExactly("192.0.2.1", "198.51.100.1");
+    });
+  }
+
   /** Write requests the API server has served for a resource, from its own metrics. */
   private double writes(String resource) {
     java.util.regex.Matcher m = java.util.regex.Pattern.compile(
