@@ -1,0 +1,142 @@
+package org.ipamoperators.vip;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.ipamoperators.controller.common.kube.Conditions;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpFamily;
+import org.ipamoperators.core.address.IpRange;
+import org.ipamoperators.core.pool.Pool;
+import org.ipamoperators.core.pool.PoolProblem;
+import org.ipamoperators.vip.api.FamilyUsage;
+import org.ipamoperators.vip.api.IPGroup;
+import org.ipamoperators.vip.api.IPGroupStatus;
+
+/**
+ * Reports an IPGroup's health and usage: {@code Ready} (the definition is valid, or why not),
+ * {@code Overlapping} (which other IPGroups share its addresses) and, per family, the usable
+ * addresses, those claimed in the ledger (by anyone: an address is used whoever holds it) and the
+ * free ones. Counts come from the ledger, never from memory.
+ */
+@ControllerConfiguration(name = "vip-ipgroups", generationAwareEventProcessing = false,
+    maxReconciliationInterval = @MaxReconciliationInterval(interval = 2, timeUnit = TimeUnit.MINUTES))
+public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
+  private InformerEventSource<IPClaim, IPGroup> claims;
+  private InformerEventSource<IPGroup, IPGroup> peers;
+
+  @Override
+  public List<EventSource<?, IPGroup>> prepareEventSources(EventSourceContext<IPGroup> context) {
+    claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, IPGroup.class)
+        .withName("vip-ipgroup-claims")
+        .withSecondaryToPrimaryMapper(c -> {
+          String p = c.getSpec() == null ? "" : c.getSpec().pool();
+          return p.startsWith("ipgroup/") ? Set.of(new ResourceID(p.substring("ipgroup/".length())))
+              : all(context); // another controller's claim may use our addresses
+        }).build(), context);
+    // A group created, changed or deleted may start or stop overlapping the others.
+    peers = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, IPGroup.class)
+        .withName("vip-ipgroup-peers")
+        .withOnUpdateFilter((n, o) -> !Objects.equals(n.getSpec(), o.getSpec()))
+        .withSecondaryToPrimaryMapper(g -> all(context)).build(), context);
+    return List.of(claims, peers);
+  }
+
+  private static Set<ResourceID> all(EventSourceContext<IPGroup> context) {
+    return context.getPrimaryCache().list().map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  @Override
+  public UpdateControl<IPGroup> reconcile(IPGroup group, Context<IPGroup> context) {
+    String name = group.getMetadata().getName();
+    Long generation = group.getMetadata().getGeneration();
+    var old = group.getStatus() == null ? null : group.getStatus().conditions();
+    IPGroupStatus status;
+    List<PoolProblem> problems = group.getSpec() == null ? List.of(new PoolProblem("", "no spec"))
+        : Pool.validate(name, group.getSpec().ranges(), group.getSpec().excluded());
+    if (!problems.isEmpty()) {
+      var conditions = Conditions.set(old, "Ready", false, "InvalidSpec",
+          String.join("; ", problems.stream().map(PoolProblem::message).toList()), generation);
+      conditions = Conditions.set(conditions, "Overlapping", false, "InvalidSpec", "", generation);
+      status = new IPGroupStatus(conditions, generation, null, null, null);
+    } else {
+      Pool pool = Pool.of(name, group.getSpec().ranges(), group.getSpec().excluded());
+      List<String> overlapping = new ArrayList<>();
+      for (IPGroup other : peers.list(g -> !g.getMetadata().getName().equals(name) && g.getSpec() != null).toList()) {
+        List<IpRange> theirs = new ArrayList<>();
+        for (String r : other.getSpec().ranges()) {
+          try {
+            theirs.add(IpRange.parse(r));
+          } catch (RuntimeException e) {
+            // an invalid group reports itself
+          }
+        }
+        if (pool.ranges().stream().anyMatch(a -> theirs.stream().anyMatch(a::overlaps))) {
+          overlapping.add(other.getMetadata().getName());
+        }
+      }
+      overlapping.sort(null);
+      List<FamilyUsage> families = new ArrayList<>();
+      long used = 0;
+      List<String> free = new ArrayList<>();
+      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(c -> {
+        try {
+          return Ip.parse(c.getSpec().address());
+        } catch (RuntimeException e) {
+          return null;
+        }
+      }).filter(Objects::nonNull).toList();
+      for (IpFamily f : pool.families()) {
+        BigInteger total = pool.capacity(f);
+        long u = claimed.stream().filter(ip -> ip.family() == f && pool.isUsable(ip)).count();
+        BigInteger fr = total.subtract(BigInteger.valueOf(u)).max(BigInteger.ZERO);
+        families.add(new FamilyUsage(f.kubernetesName(), total.toString(), Long.toString(u), fr.toString()));
+        used += u;
+        free.add(pool.families().size() > 1 ? f.kubernetesName() + ": " + fr : fr.toString());
+      }
+      var conditions = Conditions.set(old, "Ready", true, "Valid", "", generation);
+      conditions = Conditions.set(conditions, "Overlapping", !overlapping.isEmpty(),
+          overlapping.isEmpty() ? "NoOverlap" : "OverlapsOtherGroups",
+          overlapping.isEmpty() ? "" : "shares addresses with IPGroup(s) " + String.join(", ", overlapping)
+              + "; an address is still given to one owner only (the ledger), but which group it counts against depends on who claimed it",
+          generation);
+      status = new IPGroupStatus(conditions, generation, families, used, String.join(", ", free));
+    }
+    if (group.getStatus() != null && sameIgnoringTimes(group.getStatus(), status)) {
+      return UpdateControl.noUpdate();
+    }
+    IPGroup patch = new IPGroup();
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName(name);
+    patch.setMetadata(meta);
+    patch.setStatus(status);
+    return UpdateControl.patchStatus(patch);
+  }
+
+  private static boolean sameIgnoringTimes(IPGroupStatus a, IPGroupStatus b) {
+    return Objects.equals(a.families(), b.families()) && Objects.equals(a.used(), b.used())
+        && Objects.equals(a.free(), b.free()) && Objects.equals(a.observedGeneration(), b.observedGeneration())
+        && Objects.equals(conditionKeys(a), conditionKeys(b));
+  }
+
+  private static List<String> conditionKeys(IPGroupStatus s) {
+    return s.conditions() == null ? List.of() : s.conditions().stream()
+        .map(c -> c.getType() + "=" + c.getStatus() + "/" + c.getReason() + "/" + c.getMessage()).toList();
+  }
+}

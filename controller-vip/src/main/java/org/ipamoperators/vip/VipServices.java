@@ -1,0 +1,98 @@
+package org.ipamoperators.vip;
+
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.ipamoperators.core.address.IpFamily;
+import org.ipamoperators.vip.api.VipAnnotations;
+
+/** What the controller reads from a Service. */
+public final class VipServices {
+  private VipServices() {}
+
+  /**
+   * Whether Services without spec.loadBalancerClass are served (the default, as the old operator
+   * did). Set {@code ipam.vip.handleUnclassed=false} (or IPAM_VIP_HANDLE_UNCLASSED=false) when
+   * another load balancer implementation serves them.
+   */
+  static boolean handleUnclassed() {
+    String v = System.getProperty("ipam.vip.handleUnclassed", System.getenv("IPAM_VIP_HANDLE_UNCLASSED"));
+    return v == null || !v.trim().equalsIgnoreCase("false");
+  }
+
+  /** A LoadBalancer Service of our class (or of none, when unclassed Services are served). */
+  public static boolean handles(Service s) {
+    if (s.getSpec() == null || !"LoadBalancer".equals(s.getSpec().getType())) {
+      return false;
+    }
+    String cls = s.getSpec().getLoadBalancerClass();
+    return cls == null ? handleUnclassed() : VipAnnotations.LOAD_BALANCER_CLASS.equals(cls);
+  }
+
+  public static boolean hasFinalizer(Service s) {
+    return s.getMetadata().getFinalizers() != null && s.getMetadata().getFinalizers().contains(VipAnnotations.FINALIZER);
+  }
+
+  static Map<String, String> annotations(Service s) {
+    return s.getMetadata().getAnnotations() == null ? Map.of() : s.getMetadata().getAnnotations();
+  }
+
+  /** The addresses asked for: our annotation, else spec.loadBalancerIP. */
+  static List<String> requested(Service s) {
+    String a = annotations(s).get(VipAnnotations.LOAD_BALANCER_IPS);
+    if (a != null && !a.isBlank()) {
+      return Arrays.stream(a.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+    }
+    String lb = s.getSpec().getLoadBalancerIP();
+    return lb == null || lb.isBlank() ? List.of() : List.of(lb.trim());
+  }
+
+  /** The families the Service must get: spec.ipFamilies (both for RequireDualStack). */
+  static List<IpFamily> families(Service s) {
+    List<IpFamily> out = new ArrayList<>();
+    if (s.getSpec().getIpFamilies() != null) {
+      for (String f : s.getSpec().getIpFamilies()) {
+        IpFamily family = "IPv6".equals(f) ? IpFamily.IPV6 : IpFamily.IPV4;
+        if (!out.contains(family)) {
+          out.add(family);
+        }
+      }
+    }
+    if (out.isEmpty()) {
+      out.add(IpFamily.IPV4);
+    }
+    if ("RequireDualStack".equals(s.getSpec().getIpFamilyPolicy())) {
+      for (IpFamily f : IpFamily.values()) {
+        if (!out.contains(f)) {
+          out.add(f);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The families the Service would like besides: with PreferDualStack, the other family, given
+   * when a pool that may serve it has that family (even when the cluster's Service network is
+   * single-stack, since the load balancer address does not depend on it).
+   */
+  static List<IpFamily> optionalFamilies(Service s) {
+    if (!"PreferDualStack".equals(s.getSpec().getIpFamilyPolicy())) {
+      return List.of();
+    }
+    List<IpFamily> must = families(s);
+    return Arrays.stream(IpFamily.values()).filter(f -> !must.contains(f)).toList();
+  }
+
+  static List<String> ingress(Service s) {
+    if (s.getStatus() == null || s.getStatus().getLoadBalancer() == null
+        || s.getStatus().getLoadBalancer().getIngress() == null) {
+      return List.of();
+    }
+    return s.getStatus().getLoadBalancer().getIngress().stream().map(LoadBalancerIngress::getIp)
+        .filter(x -> x != null).toList();
+  }
+}

@@ -1,0 +1,26 @@
+package org.ipamoperators.vip.plan;
+
+import java.util.List;
+import java.util.Map;
+import org.ipamoperators.core.address.IpFamily;
+
+/**
+ * What a LoadBalancer Service asks for, as read from the cluster: its labels and its namespace's,
+ * the IPGroup it names (or null), the addresses it requests (as written, possibly invalid), the
+ * families it must get and those it would like (PreferDualStack).
+ */
+public record ServiceRequest(String namespace, String name, Map<String, String> labels,
+    Map<String, String> namespaceLabels, String ipGroup, List<String> requested, List<IpFamily> families,
+    List<IpFamily> optionalFamilies) {
+
+  public ServiceRequest {
+    labels = labels == null ? Map.of() : labels;
+    namespaceLabels = namespaceLabels == null ? Map.of() : namespaceLabels;
+    requested = requested == null ? List.of() : requested;
+    optionalFamilies = optionalFamilies == null ? List.of() : optionalFamilies;
+  }
+
+  public String key() {
+    return namespace + "/" + name;
+  }
+}

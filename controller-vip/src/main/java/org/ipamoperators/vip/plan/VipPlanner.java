@@ -1,0 +1,246 @@
+package org.ipamoperators.vip.plan;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.ipamoperators.controller.common.kube.LabelSelectors;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpFamily;
+import org.ipamoperators.core.allocation.AllocationStrategy;
+import org.ipamoperators.core.allocation.Allocator;
+import org.ipamoperators.core.allocation.AllocatorOptions;
+import org.ipamoperators.core.pool.Pool;
+import org.ipamoperators.core.pool.PoolProblem;
+
+/**
+ * Decides the addresses of one LoadBalancer Service, purely: from the request, the IPGroups, the
+ * Service's own claims and every address claimed by anyone. An address the Service holds is kept for
+ * as long as the Service exists. A missing family gets the requested address, or one from the
+ * IPGroup named by annotation, or from the highest-priority IPGroup (ties by name) whose autoAssign
+ * and selectors admit the Service and that has a free address of the family. Every refusal says why,
+ * pool by pool.
+ */
+public final class VipPlanner {
+  private VipPlanner() {}
+
+  public static String pool(String group) {
+    return "ipgroup/" + group;
+  }
+
+  /** Groups in the order they are tried: highest priority first, then by name. */
+  static final Comparator<GroupInfo> ORDER = Comparator
+      .comparingInt((GroupInfo g) -> -g.spec().priorityOrDefault()).thenComparing(GroupInfo::name);
+
+  /**
+   * @param held the Service's own claims
+   * @param taken every address claimed by others in the cluster, with a description of its holder
+   */
+  public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken) {
+    List<VipProblem> problems = new ArrayList<>();
+    List<GroupInfo> ordered = groups.stream().sorted(ORDER).toList();
+    Map<String, Pool> pools = new java.util.HashMap<>();
+    Map<String, String> invalid = new java.util.HashMap<>();
+    for (GroupInfo g : ordered) {
+      List<PoolProblem> p = Pool.validate(g.name(), g.spec().ranges(), g.spec().excluded());
+      if (p.isEmpty()) {
+        pools.put(g.name(), Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()));
+      } else {
+        invalid.put(g.name(), String.join("; ", p.stream().map(PoolProblem::message).toList()));
+      }
+    }
+
+    // Requested addresses, one per family.
+    Map<IpFamily, Ip> requested = new EnumMap<>(IpFamily.class);
+    for (String r : req.requested()) {
+      Ip ip;
+      try {
+        // Only dotted quads or IPv6: the parser would also read inet_aton forms such as 1.1.2.
+        if (!r.trim().matches("([0-9]{1,3}[.]){3}[0-9]{1,3}|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {
+          throw new IllegalArgumentException(r);
+        }
+        ip = Ip.parse(r.trim());
+      } catch (IllegalArgumentException e) {
+        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "requested address '" + r + "' is not an IP address"));
+        continue;
+      }
+      if (requested.containsKey(ip.family())) {
+        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "two " + ip.family().kubernetesName()
+            + " addresses requested (" + requested.get(ip.family()) + ", " + ip + "); one per family is used"));
+        continue;
+      }
+      requested.put(ip.family(), ip);
+    }
+    Set<IpFamily> wanted = new LinkedHashSet<>(req.families());
+    Set<IpFamily> all = new LinkedHashSet<>(wanted);
+    all.addAll(req.optionalFamilies());
+    for (Ip r : requested.values()) {
+      if (!all.contains(r.family())) {
+        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "requested " + r + " is "
+            + r.family().kubernetesName() + " but the Service's ipFamilies are " + familyNames(wanted)));
+      }
+    }
+
+    // Keep what is held: the first claim of each family the Service wants; release the rest.
+    Map<IpFamily, Holding> keep = new EnumMap<>(IpFamily.class);
+    List<Holding> release = new ArrayList<>();
+    for (Holding h : held.stream().sorted(Comparator.comparing(Holding::ip)).toList()) {
+      if (all.contains(h.ip().family()) && !keep.containsKey(h.ip().family())) {
+        keep.put(h.ip().family(), h);
+      } else {
+        release.add(h);
+      }
+    }
+
+    Map<IpFamily, Holding> claim = new EnumMap<>(IpFamily.class);
+    for (IpFamily family : all) {
+      boolean optional = !wanted.contains(family);
+      Holding h = keep.get(family);
+      Ip want = requested.get(family);
+      if (h != null) {
+        if (want != null && !want.equals(h.ip())) {
+          problems.add(new VipProblem(VipProblem.Reason.AddressKept, "requested " + want + " but the Service holds "
+              + h.ip() + ", which it keeps while it exists (re-create the Service to change its address)"));
+        }
+        continue;
+      }
+      if (want != null) {
+        requestedAddress(req, ordered, pools, invalid, want, taken).ifPresentOrElse(g -> claim.put(family,
+            new Holding(want, pool(g))), () -> problems.add(whyNot(req, ordered, pools, invalid, want, taken)));
+        continue;
+      }
+      allocate(req, ordered, pools, invalid, family, taken, optional, problems)
+          .ifPresent(x -> claim.put(family, x));
+    }
+    List<Ip> ingress = new ArrayList<>();
+    for (IpFamily f : all) {
+      if (keep.containsKey(f)) {
+        ingress.add(keep.get(f).ip());
+      } else if (claim.containsKey(f)) {
+        ingress.add(claim.get(f).ip());
+      }
+    }
+    return new VipPlan(List.copyOf(keep.values()), List.copyOf(claim.values()), release, problems, ingress);
+  }
+
+  /** Why a group may not serve this Service at all (null when it may). */
+  private static String rejection(ServiceRequest req, GroupInfo g, Map<String, String> invalid, boolean explicit) {
+    if (invalid.containsKey(g.name())) {
+      return "invalid (" + invalid.get(g.name()) + ")";
+    }
+    if (!explicit && !g.spec().autoAssignOrDefault()) {
+      return "autoAssign is false (name it in the " + org.ipamoperators.vip.api.VipAnnotations.IP_GROUP + " annotation)";
+    }
+    if (!LabelSelectors.matches(g.spec().serviceSelector(), req.labels())) {
+      return "its serviceSelector does not match the Service's labels";
+    }
+    if (!LabelSelectors.matches(g.spec().namespaceSelector(), req.namespaceLabels())) {
+      return "its namespaceSelector does not match namespace " + req.namespace();
+    }
+    return null;
+  }
+
+  private static List<GroupInfo> candidates(ServiceRequest req, List<GroupInfo> ordered) {
+    if (req.ipGroup() == null) {
+      return ordered;
+    }
+    return ordered.stream().filter(g -> g.name().equals(req.ipGroup())).toList();
+  }
+
+  private static Optional<String> requestedAddress(ServiceRequest req, List<GroupInfo> ordered, Map<String, Pool> pools,
+      Map<String, String> invalid, Ip want, Map<Ip, String> taken) {
+    if (taken.containsKey(want)) {
+      return Optional.empty();
+    }
+    for (GroupInfo g : candidates(req, ordered)) {
+      Pool p = pools.get(g.name());
+      if (p != null && p.isUsable(want) && rejection(req, g, invalid, true) == null) {
+        return Optional.of(g.name());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static VipProblem whyNot(ServiceRequest req, List<GroupInfo> ordered, Map<String, Pool> pools,
+      Map<String, String> invalid, Ip want, Map<Ip, String> taken) {
+    if (taken.containsKey(want)) {
+      return new VipProblem(VipProblem.Reason.AddressUnavailable, "requested " + want + " is held by " + taken.get(want));
+    }
+    List<GroupInfo> c = candidates(req, ordered);
+    if (req.ipGroup() != null && c.isEmpty()) {
+      return new VipProblem(VipProblem.Reason.NoPool, "IPGroup " + req.ipGroup() + " does not exist");
+    }
+    List<String> reasons = new ArrayList<>();
+    for (GroupInfo g : c) {
+      Pool p = pools.get(g.name());
+      String r = rejection(req, g, invalid, true);
+      if (r != null && (p == null || p.contains(want))) {
+        reasons.add(g.name() + ": " + r);
+      } else if (p != null && p.contains(want)) {
+        reasons.add(g.name() + ": " + p.whyUnusable(want).orElse("unusable"));
+      }
+    }
+    if (reasons.isEmpty()) {
+      return new VipProblem(VipProblem.Reason.AddressUnavailable, "no IPGroup contains " + want
+          + (req.ipGroup() == null ? "" : " (IPGroup " + req.ipGroup() + " does not)"));
+    }
+    return new VipProblem(VipProblem.Reason.AddressUnavailable, "requested " + want + " cannot be used: "
+        + String.join("; ", reasons));
+  }
+
+  private static Optional<Holding> allocate(ServiceRequest req, List<GroupInfo> ordered, Map<String, Pool> pools,
+      Map<String, String> invalid, IpFamily family, Map<Ip, String> taken, boolean optional, List<VipProblem> problems) {
+    List<GroupInfo> c = candidates(req, ordered);
+    if (req.ipGroup() != null && c.isEmpty()) {
+      problems.add(new VipProblem(VipProblem.Reason.NoPool, "IPGroup " + req.ipGroup() + " does not exist"));
+      return Optional.empty();
+    }
+    List<String> reasons = new ArrayList<>();
+    boolean exhausted = false;
+    boolean anyOfFamily = false;
+    for (GroupInfo g : c) {
+      String r = rejection(req, g, invalid, req.ipGroup() != null);
+      if (r != null) {
+        reasons.add(g.name() + ": " + r);
+        continue;
+      }
+      Pool p = pools.get(g.name());
+      if (!p.families().contains(family)) {
+        reasons.add(g.name() + ": has no " + family.kubernetesName() + " range");
+        continue;
+      }
+      anyOfFamily = true;
+      Allocator a = Allocator.create(p, AllocatorOptions.of(strategy(g)));
+      for (Ip t : taken.keySet()) {
+        if (t.family() == family && p.isUsable(t)) {
+          a.claim(t);
+        }
+      }
+      Optional<Ip> ip = a.allocate(family, req.key());
+      if (ip.isPresent()) {
+        return Optional.of(new Holding(ip.get(), pool(g.name())));
+      }
+      exhausted = true;
+      reasons.add(g.name() + ": no free " + family.kubernetesName() + " address (" + p.capacity(family) + " in use)");
+    }
+    if (optional && !anyOfFamily) {
+      return Optional.empty(); // PreferDualStack and no pool of that family: single-stack it is
+    }
+    String detail = reasons.isEmpty() ? "there are no IPGroups" : String.join("; ", reasons);
+    problems.add(new VipProblem(exhausted ? VipProblem.Reason.PoolExhausted : VipProblem.Reason.NoPool,
+        "no " + family.kubernetesName() + " address for " + req.key() + ": " + detail));
+    return Optional.empty();
+  }
+
+  private static AllocationStrategy strategy(GroupInfo g) {
+    return g.spec().strategy() == null ? AllocationStrategy.FIRST_FREE : AllocationStrategy.valueOf(g.spec().strategy());
+  }
+
+  private static String familyNames(Set<IpFamily> families) {
+    return families.stream().map(IpFamily::kubernetesName).toList().toString();
+  }
+}
