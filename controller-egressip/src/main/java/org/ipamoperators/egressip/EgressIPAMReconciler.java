@@ -98,6 +98,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final Clock clock;
   private final EgressMetrics metrics;
   private final NodeNetwork nodeNetwork;
+  // When each node last counted as failed: a timing hint, not allocation state (lost on restart,
+  // which at worst lets a flapping node take addresses once more).
+  private final Map<String, Instant> failedNodes = new java.util.concurrent.ConcurrentHashMap<>();
   private final String platformOverride = System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM"));
   // Namespaces are published in parallel: each is a few round trips, independent of the others.
   private final java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(
@@ -242,12 +245,35 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<HealthObservation> health = new ArrayList<>();
     List<Node> allNodes = nodes.list(n -> true).toList();
     for (Node n : allNodes) {
+      // A node's Ready condition only tells its latest transition: the failure before a recovery
+      // is remembered here, so a recovered node waits out the recovery window before taking new
+      // addresses (a flapping node's addresses move at most once per window).
+      Instant failedAt = failedNodes.get(n.getMetadata().getName());
+      if (failedAt != null) {
+        health.add(new HealthObservation(n.getMetadata().getName(), failedAt.minus(grace), false));
+      }
       health.add(readiness(n));
     }
     Instant now = clock.instant();
     Map<String, NodeVerdict> verdicts = failover.evaluate(health, now);
+    verdicts.forEach((node, v) -> {
+      if (v.condition() == org.ipamoperators.core.failover.NodeCondition.FAILED) {
+        failedNodes.putIfAbsent(node, v.since());
+      } else if (v.condition() == org.ipamoperators.core.failover.NodeCondition.HEALTHY) {
+        failedNodes.remove(node);
+      }
+    });
+    failedNodes.keySet().retainAll(verdicts.keySet());
     List<NodeInfo> nodeInfos = new ArrayList<>();
     List<String> platformProblems = new ArrayList<>();
+    List<IpRange> ourRanges = new ArrayList<>();
+    for (CIDRAssignment c : ipam.getSpec().cidrs()) {
+      try {
+        ourRanges.add(IpRange.parse(c.cidr()));
+      } catch (RuntimeException e) {
+        // reported by the spec check
+      }
+    }
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
       Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
@@ -256,8 +282,15 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       if (hostIps.containsKey(nodeName)) {
         primary.add(hostIps.get(nodeName));
       }
-      boolean eligible = verdicts.get(nodeName).eligible();
+      NodeVerdict verdict = verdicts.get(nodeName);
+      boolean eligible = !verdict.failed();
       int capacity = capacity(n, ipam);
+      if (verdict.condition() == org.ipamoperators.core.failover.NodeCondition.SUSPECT) {
+        // Not ready, within the grace period: it keeps what it hosts and takes nothing new.
+        long ours = hosting.getOrDefault(nodeName, Set.of()).stream()
+            .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).count();
+        capacity = (int) Math.min(capacity, ours);
+      }
       if (selected && nodeNetwork.capabilities().requiresApiCalls()) {
         try {
           NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName,

@@ -167,8 +167,10 @@ class SdnEgressIT {
     cluster.setReady("a1", true);
     cluster.namespace("ns3", ipam, null);
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.egressIps("ns3")).isNotNull());
-    // a1 is still recovering (60 s window): nothing moves back, and ns3's zone-a address waits on a2
-    assertThat(cluster.hostSubnetIps("a2")).contains("192.0.2.1", "192.0.2.2");
+    // a1 is still recovering (60 s window): nothing moves back, and ns3's zone-a address goes to a2
+    await().atMost(WAIT).untilAsserted(() ->
+        assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.1", "192.0.2.2", "192.0.2.3"));
+    assertThat(cluster.hostSubnetIps("a1")).isEmpty();
   }
 
   @Test
