@@ -78,7 +78,14 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
 
-  private record Holder(String pool, ClaimOwner owner) {}
+  /** A claim made at some time; forgotten after {@link #RECENT}, when the informer has long caught up. */
+  private record Holder(String pool, ClaimOwner owner, long at) {
+    boolean stale() {
+      return System.nanoTime() - at > RECENT.toNanos();
+    }
+  }
+
+  private static final Duration RECENT = Duration.ofSeconds(60);
 
   public ServiceVipReconciler(KubernetesClient client) {
     this.client = client;
@@ -129,7 +136,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     ServiceRequest request = new ServiceRequest(svc.getMetadata().getNamespace(), svc.getMetadata().getName(),
         svc.getMetadata().getLabels(), namespaceLabels(svc, groupInfos),
         VipServices.annotations(svc).get(VipAnnotations.IP_GROUP), VipServices.requested(svc),
-        VipServices.families(svc), VipServices.optionalFamilies(svc));
+        VipServices.families(svc), VipServices.optionalFamilies(svc), VipServices.ingress(svc));
 
     List<VipProblem> extra = new ArrayList<>();
     VipPlan plan = plan(request, groupInfos, owner, Map.of());
@@ -162,7 +169,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
       for (Holding h : plan.toClaim()) {
         ClaimResult r = ledger.claim(h.ip(), h.pool(), owner);
         if (r.ours()) {
-          recent.put(h.ip(), new Holder(h.pool(), owner));
+          recent.put(h.ip(), new Holder(h.pool(), owner, System.nanoTime()));
           continue;
         }
         String holder = r.holder().describe();
@@ -204,6 +211,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
         taken.put(ip, c.getSpec().owner().describe());
       }
     }
+    recent.entrySet().removeIf(e -> e.getValue().stale());
     recent.forEach((ip, h) -> {
       if (seen.contains(ip)) {
         return;

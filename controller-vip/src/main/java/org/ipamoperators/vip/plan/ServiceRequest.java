@@ -7,17 +7,24 @@ import org.ipamoperators.core.address.IpFamily;
 /**
  * What a LoadBalancer Service asks for, as read from the cluster: its labels and its namespace's,
  * the IPGroup it names (or null), the addresses it requests (as written, possibly invalid), the
- * families it must get and those it would like (PreferDualStack).
+ * families it must get and those it would like (PreferDualStack), and the addresses its status
+ * shows today (kept when their claim has gone missing and nobody else took them).
  */
 public record ServiceRequest(String namespace, String name, Map<String, String> labels,
     Map<String, String> namespaceLabels, String ipGroup, List<String> requested, List<IpFamily> families,
-    List<IpFamily> optionalFamilies) {
+    List<IpFamily> optionalFamilies, List<String> current) {
 
   public ServiceRequest {
     labels = labels == null ? Map.of() : labels;
     namespaceLabels = namespaceLabels == null ? Map.of() : namespaceLabels;
     requested = requested == null ? List.of() : requested;
     optionalFamilies = optionalFamilies == null ? List.of() : optionalFamilies;
+    current = current == null ? List.of() : current;
+  }
+
+  public ServiceRequest(String namespace, String name, Map<String, String> labels, Map<String, String> namespaceLabels,
+      String ipGroup, List<String> requested, List<IpFamily> families, List<IpFamily> optionalFamilies) {
+    this(namespace, name, labels, namespaceLabels, ipGroup, requested, families, optionalFamilies, List.of());
   }
 
   public String key() {

@@ -108,6 +108,16 @@ public final class VipPlanner {
         }
         continue;
       }
+      if (want == null) {
+        // The status shows an address whose claim went missing (deleted by hand, or an ingress
+        // written before this controller): take the same one back when nobody else holds it.
+        Optional<Holding> again = current(req, family).flatMap(ip ->
+            requestedAddress(req, ordered, pools, invalid, ip, taken).map(g -> new Holding(ip, pool(g))));
+        if (again.isPresent()) {
+          claim.put(family, again.get());
+          continue;
+        }
+      }
       if (want != null) {
         requestedAddress(req, ordered, pools, invalid, want, taken).ifPresentOrElse(g -> claim.put(family,
             new Holding(want, pool(g))), () -> problems.add(whyNot(req, ordered, pools, invalid, want, taken)));
@@ -233,6 +243,20 @@ public final class VipPlanner {
     String detail = reasons.isEmpty() ? "there are no IPGroups" : String.join("; ", reasons);
     problems.add(new VipProblem(exhausted ? VipProblem.Reason.PoolExhausted : VipProblem.Reason.NoPool,
         "no " + family.kubernetesName() + " address for " + req.key() + ": " + detail));
+    return Optional.empty();
+  }
+
+  private static Optional<Ip> current(ServiceRequest req, IpFamily family) {
+    for (String c : req.current()) {
+      try {
+        Ip ip = Ip.parse(c);
+        if (ip.family() == family) {
+          return Optional.of(ip);
+        }
+      } catch (IllegalArgumentException e) {
+        // a host name or garbage in the status: not ours
+      }
+    }
     return Optional.empty();
   }
 

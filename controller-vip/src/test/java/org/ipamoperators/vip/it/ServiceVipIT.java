@@ -212,4 +212,21 @@ class ServiceVipIT {
     assertThat(cluster.claims()).hasSize(7);
     assertThat(new HashSet<>(cluster.claims().stream().map(c -> c.getSpec().address()).toList())).hasSize(7);
   }
+
+  @Test
+  void aClaimDeletedByHandIsTakenBackForTheSameAddress() {
+    cluster.group("p1", "192.0.2.0/28", List.of());
+    cluster.create(cluster.lb("web"));
+    await().atMost(WAIT).until(() -> !cluster.ingress("web").isEmpty());
+    String ip = cluster.ingress("web").get(0);
+    String uid = cluster.claim(ip).getMetadata().getUid();
+    client.resources(IPClaim.class).withName(ip).delete();
+    await().atMost(WAIT).untilAsserted(() -> {
+      IPClaim again = cluster.claim(ip);
+      assertThat(again).isNotNull();
+      assertThat(again.getMetadata().getUid()).isNotEqualTo(uid);
+      assertThat(again.getSpec().owner().name()).isEqualTo("web");
+    });
+    assertThat(cluster.ingress("web")).containsExactly(ip);
+  }
 }

@@ -145,4 +145,17 @@ class VipPlannerTest {
     assertThat(p.toRelease()).containsExactly(v6);
     assertThat(p.ingress()).containsExactly(Ip.parse("192.0.2.2"));
   }
+
+  @Test
+  void anAddressInTheStatusWhoseClaimWentMissingIsTakenBackUnlessSomeoneElseHoldsIt() {
+    List<GroupInfo> groups = List.of(group("p1", "192.0.2.0/24", null));
+    ServiceRequest req = new ServiceRequest("ns", "a", null, null, null, null, V4, null, List.of("192.0.2.77"));
+    assertThat(VipPlanner.plan(req, groups, List.of(), Map.of()).toClaim())
+        .containsExactly(new Holding(Ip.parse("192.0.2.77"), "ipgroup/p1"));
+    VipPlan taken = VipPlanner.plan(req, groups, List.of(), taken("192.0.2.77"));
+    assertThat(taken.ingress()).containsExactly(Ip.parse("192.0.2.1"));
+    assertThat(taken.problems()).isEmpty();
+    ServiceRequest outside = new ServiceRequest("ns", "a", null, null, null, null, V4, null, List.of("203.0.113.5"));
+    assertThat(VipPlanner.plan(outside, groups, List.of(), Map.of()).ingress()).containsExactly(Ip.parse("192.0.2.1"));
+  }
 }
