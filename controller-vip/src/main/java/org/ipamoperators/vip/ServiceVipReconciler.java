@@ -233,8 +233,8 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     return ns == null || ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
   }
 
-  /** Every address this Service holds: the informer's claims and those it may not show yet. */
-  private Set<Ip> holdings(Service svc, ClaimOwner owner) {
+  /** The addresses claimed for this owner: the informer's claims and those it may not show yet. */
+  private Set<Ip> claimed(ClaimOwner owner) {
     Set<Ip> out = new HashSet<>();
     claims.list(c -> c.getSpec() != null && owner.sameAs(c.getSpec().owner()))
         .forEach(c -> out.add(Ip.parse(c.getSpec().address())));
@@ -243,6 +243,12 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
         out.add(ip);
       }
     });
+    return out;
+  }
+
+  /** What to release for this Service: its claims and the addresses its status shows (released only if its own). */
+  private Set<Ip> holdings(Service svc, ClaimOwner owner) {
+    Set<Ip> out = claimed(owner);
     for (String s : VipServices.ingress(svc)) {
       try {
         out.add(Ip.parse(s));
@@ -264,14 +270,15 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
 
   /** No longer ours to serve (type or class changed): release, clear our ingress, drop the finalizer. */
   private void letGo(Service svc, ClaimOwner owner) {
-    Set<Ip> held = holdings(svc, owner);
+    Set<Ip> ours = claimed(owner);
     Set<String> released = new HashSet<>();
-    for (Ip ip : held) {
-      if (release(ip, owner) || ledger.get(ip).isEmpty()) {
+    for (Ip ip : holdings(svc, owner)) {
+      if (release(ip, owner) || ours.contains(ip)) {
         released.add(ip.toString());
       }
     }
     List<String> ingress = VipServices.ingress(svc);
+    // Only an ingress made of addresses this Service held is ours to clear.
     if (!ingress.isEmpty() && released.containsAll(ingress)) {
       writeIngress(svc, List.of());
     }
