@@ -101,4 +101,20 @@ class IPGroupIT {
     assertThat(cluster.service("foreign").getMetadata().getFinalizers()).isNullOrEmpty();
     assertThat(cluster.claims()).hasSize(1);
   }
+
+  @Test
+  void unclassedServicesCanBeLeftToAnotherLoadBalancer() {
+    System.setProperty("ipam.vip.handleUnclassed", "false");
+    try {
+      cluster.group("p1", "192.0.2.0/28", List.of());
+      cluster.create(cluster.lb("unclassed"));
+      cluster.create(cluster.lb("ours").editSpec().withLoadBalancerClass(VipAnnotations.LOAD_BALANCER_CLASS).endSpec());
+      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.ingress("ours")).containsExactly("192.0.2.1"));
+      assertThat(cluster.ingress("unclassed")).isEmpty();
+      assertThat(cluster.service("unclassed").getMetadata().getFinalizers()).isNullOrEmpty();
+      assertThat(cluster.claims()).hasSize(1);
+    } finally {
+      System.clearProperty("ipam.vip.handleUnclassed");
+    }
+  }
 }
