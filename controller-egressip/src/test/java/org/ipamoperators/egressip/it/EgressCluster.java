@@ -172,6 +172,21 @@ final class EgressCluster implements AutoCloseable {
     return client.resource(ipam).create();
   }
 
+  /** A short, valid, per-test name prefix from the test method's name. */
+  static String prefix(org.junit.jupiter.api.TestInfo info) {
+    String p = info.getTestMethod().orElseThrow().getName().replaceAll("[A-Z]", "").toLowerCase();
+    return (p.length() > 12 ? p.substring(0, 12) : p) + Integer.toHexString(info.getDisplayName().hashCode() & 0xfff);
+  }
+
+  /** The status of one condition of an EgressIPAM, or null when it has none yet. */
+  static String condition(EgressIPAM ipam, String type) {
+    if (ipam == null || ipam.getStatus() == null || ipam.getStatus().conditions() == null) {
+      return null;
+    }
+    return ipam.getStatus().conditions().stream().filter(c -> type.equals(c.getType()))
+        .map(io.fabric8.kubernetes.api.model.Condition::getStatus).findFirst().orElse(null);
+  }
+
   static CIDRAssignment cidr(String cidr, String labelValue, String... reserved) {
     return new CIDRAssignment(cidr, labelValue, reserved.length == 0 ? null : List.of(reserved));
   }

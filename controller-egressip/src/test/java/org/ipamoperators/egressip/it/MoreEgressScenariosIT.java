@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.ipamoperators.egressip.it.EgressCluster.cidr;
 
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -52,9 +51,7 @@ class MoreEgressScenariosIT {
   void start(KubeApiServer server, KubernetesClient client, TestInfo info) {
     this.server = server;
     this.client = client;
-    String prefix = info.getTestMethod().orElseThrow().getName().replaceAll("[A-Z]", "").toLowerCase();
-    prefix = (prefix.length() > 12 ? prefix.substring(0, 12) : prefix) + Integer.toHexString(info.getDisplayName().hashCode() & 0xfff);
-    cluster = new EgressCluster(client, prefix, true);
+    cluster = new EgressCluster(client, EgressCluster.prefix(info), true);
   }
 
   @AfterEach
@@ -74,11 +71,7 @@ class MoreEgressScenariosIT {
   }
 
   private static String condition(EgressIPAM ipam, String type) {
-    if (ipam == null || ipam.getStatus() == null || ipam.getStatus().conditions() == null) {
-      return null;
-    }
-    return ipam.getStatus().conditions().stream().filter(c -> type.equals(c.getType()))
-        .map(Condition::getStatus).findFirst().orElse(null);
+    return EgressCluster.condition(ipam, type);
   }
 
   private List<Event> events(String ns) {
@@ -335,5 +328,73 @@ class MoreEgressScenariosIT {
         });
     assertThat(ipam(cluster.n("dupcidr"))).isNull();
     assertThat(ipam(cluster.n("duplabel"))).isNull();
+  }
+
+  @Test
+  void aFlappingNodeTakesNoNewAddressInItsRecoveryWindowSoItsAddressesMoveAtMostOnce() throws Exception {
+    // scenario 27 with a namespace created between two flaps: docs/egressip.md says a recovered
+    // node stays ineligible for 60 s, so the new address must not land on a1 and move again
+    startOperator();
+    String ipam = cluster.n("rec");
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.node("a2", Map.of("zone", "a"));
+    cluster.node("b1", Map.of("zone", "b"));
+    cluster.ipam(ipam, "zone", WORKERS, null, 2, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
+    cluster.namespace("ns1", ipam, null);
+    cluster.namespace("ns2", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
+      assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.2");
+    });
+    MoveSampler sampler = new MoveSampler();
+    try {
+      cluster.setReady("a1", false);
+      await().atMost(WAIT).untilAsserted(
+          () -> assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.1", "192.0.2.2"));
+      cluster.setReady("a1", true);
+      Thread.sleep(1000);
+      cluster.namespace("ns3", ipam, null);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.hostedAnywhere()).containsKey("192.0.2.3"));
+      cluster.setReady("a1", false);
+      Thread.sleep(3500);
+      cluster.setReady("a1", true);
+      Thread.sleep(1500);
+    } finally {
+      sampler.close();
+    }
+    int movedOffA1 = 0;
+    for (var e : sampler.history().entrySet()) {
+      List<List<String>> h = e.getValue();
+      for (int i = 1; i < h.size(); i++) {
+        if (h.get(i - 1).contains(cluster.n("a1")) && !h.get(i).contains(cluster.n("a1"))) {
+          movedOffA1++;
+        }
+      }
+    }
+    assertThat(movedOffA1).as("moves off a1: %s", sampler.history()).isLessThanOrEqualTo(1);
+  }
+
+  @Test
+  void withinTheGraceANotReadyNodeKeepsItsAddressesAndTakesNoNewOnes() throws Exception {
+    startOperator();
+    String ipam = cluster.n("grace");
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.node("a2", Map.of("zone", "a"));
+    cluster.node("b1", Map.of("zone", "b"));
+    cluster.ipam(ipam, "zone", WORKERS, null, 5, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
+    cluster.namespace("ns1", ipam, null);
+    cluster.namespace("ns2", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
+      assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.2");
+    });
+    cluster.setReady("a1", false);
+    cluster.namespace("ns3", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.hostSubnetIps("a2")).contains("192.0.2.3"));
+    assertThat(cluster.hostSubnetIps("a1")).as("kept within the grace").containsExactly("192.0.2.1");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.hostSubnetIps("a1")).isEmpty();
+      assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.1", "192.0.2.2", "192.0.2.3");
+    });
   }
 }

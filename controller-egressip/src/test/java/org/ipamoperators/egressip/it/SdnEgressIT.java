@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.ipamoperators.egressip.it.EgressCluster.cidr;
 
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -42,9 +41,7 @@ class SdnEgressIT {
   @BeforeEach
   void start(KubeApiServer server, KubernetesClient client, TestInfo info) {
     this.client = client;
-    String prefix = info.getTestMethod().orElseThrow().getName().replaceAll("[A-Z]", "").toLowerCase();
-    prefix = (prefix.length() > 12 ? prefix.substring(0, 12) : prefix) + Integer.toHexString(info.getDisplayName().hashCode() & 0xfff);
-    cluster = new EgressCluster(client, prefix, true);
+    cluster = new EgressCluster(client, EgressCluster.prefix(info), true);
     operator = startOperator(server);
   }
 
@@ -68,11 +65,7 @@ class SdnEgressIT {
   }
 
   private static String condition(EgressIPAM ipam, String type) {
-    if (ipam == null || ipam.getStatus() == null || ipam.getStatus().conditions() == null) {
-      return null;
-    }
-    return ipam.getStatus().conditions().stream().filter(c -> type.equals(c.getType()))
-        .map(Condition::getStatus).findFirst().orElse(null);
+    return EgressCluster.condition(ipam, type);
   }
 
   private List<Event> events(String ns) {
