@@ -266,14 +266,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     failedNodes.keySet().retainAll(verdicts.keySet());
     List<NodeInfo> nodeInfos = new ArrayList<>();
     List<String> platformProblems = new ArrayList<>();
-    List<IpRange> ourRanges = new ArrayList<>();
-    for (CIDRAssignment c : ipam.getSpec().cidrs()) {
-      try {
-        ourRanges.add(IpRange.parse(c.cidr()));
-      } catch (RuntimeException e) {
-        // reported by the spec check
-      }
-    }
+    List<IpRange> ourRanges = parsableCidrs(ipam);
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
       Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
@@ -680,19 +673,25 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
    * entries in its CIDRs) and release its claims. Works from the claims, so an invalid spec never
    * blocks it; manual addresses stay in their namespaces' annotations.
    */
+  /** The spec's CIDRs that parse; the spec check reports the others. */
+  private static List<IpRange> parsableCidrs(EgressIPAM ipam) {
+    List<IpRange> out = new ArrayList<>();
+    for (CIDRAssignment c : ipam.getSpec().cidrs()) {
+      try {
+        out.add(IpRange.parse(c.cidr()));
+      } catch (RuntimeException e) {
+        // skipped here, reported by EgressPlanner.validate
+      }
+    }
+    return out;
+  }
+
   @Override
   public DeleteControl cleanup(EgressIPAM ipam, Context<EgressIPAM> context) {
     String name = ipam.getMetadata().getName();
     List<IPClaim> held = ledger.claimsOfPool(pool(name));
     Set<String> cleared = new HashSet<>();
-    List<IpRange> ranges = new ArrayList<>();
-    for (CIDRAssignment c : ipam.getSpec().cidrs()) {
-      try {
-        ranges.add(IpRange.parse(c.cidr()));
-      } catch (RuntimeException e) {
-        // an invalid CIDR: its addresses are found through the claims below
-      }
-    }
+    List<IpRange> ranges = new ArrayList<>(parsableCidrs(ipam)); // an invalid CIDR's addresses come from the claims
     for (IPClaim c : held) {
       Ip ip = Ip.parse(c.getSpec().address());
       if (ranges.stream().noneMatch(r -> r.contains(ip))) {
