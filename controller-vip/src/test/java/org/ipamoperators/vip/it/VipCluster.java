@@ -33,7 +33,7 @@ final class VipCluster implements AutoCloseable {
   static Operator startOperator(KubeApiServer server) {
     KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
-    VipControllers.register(op, c);
+    VipControllers.register(op, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
     op.start();
     return op;
   }
