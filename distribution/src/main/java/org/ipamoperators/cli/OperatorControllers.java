@@ -12,6 +12,8 @@ import java.util.Optional;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
 import org.ipamoperators.egressip.api.EgressIPAM;
+import org.ipamoperators.vip.VipControllers;
+import org.ipamoperators.vip.api.IPGroup;
 
 /** The controllers {@code ipam operator --controllers} can run, and the CRDs each needs. */
 final class OperatorControllers {
@@ -30,6 +32,8 @@ final class OperatorControllers {
       "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml", IPClaim.class);
   static final RequiredCrd EGRESSIPAMS = new RequiredCrd("egressipams.redhatcop.redhat.io",
       "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml", EgressIPAM.class);
+  static final RequiredCrd IPGROUPS = new RequiredCrd("ipgroups.paas.org",
+      "META-INF/fabric8/ipgroups.paas.org-v1.yml", IPGroup.class);
 
   private static final Map<String, Controller> KNOWN = new LinkedHashMap<>();
 
@@ -37,6 +41,9 @@ final class OperatorControllers {
     add(new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
         List.of(IPCLAIMS, EGRESSIPAMS),
         EgressIPControllers::register));
+    add(new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
+        List.of(IPCLAIMS, IPGROUPS),
+        VipControllers::register));
   }
 
   private OperatorControllers() {

@@ -55,9 +55,40 @@ class ManifestsIT {
     namespaces.forEach(n -> client.namespaces().withName(n).delete());
   }
 
+  /** A kubeconfig that authenticates as the ServiceAccount with a fresh token: RBAC as shipped applies. */
+  static Path serviceAccountKubeconfig(KubeApiServer server, KubernetesClient client, ServiceAccount sa, Path dir)
+      throws java.io.IOException {
+    String token = client.serviceAccounts().inNamespace(Manifests.NAMESPACE).withName(sa.getMetadata().getName())
+        .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
+        .getStatus().getToken();
+    Config admin = server.clientConfig();
+    return OperatorRun.writeKubeconfig(dir, """
+        apiVersion: v1
+        kind: Config
+        clusters:
+          - name: test
+            cluster:
+              server: %s
+              certificate-authority: %s
+        users:
+          - name: %s
+            user:
+              token: %s
+        contexts:
+          - name: operator
+            context: {cluster: test, user: %s}
+        current-context: operator
+        """.formatted(server.url(), admin.getCaCertFile(), sa.getMetadata().getName(), token,
+        sa.getMetadata().getName()));
+  }
+
   /** Applies every manifest with server-side apply: CRDs first, then the namespace, then the rest. */
   static void applyAll(KubernetesClient admin) {
-    List<HasMetadata> all = new ArrayList<>(Manifests.objects("egressip"));
+    applyAll(admin, "egressip");
+  }
+
+  static void applyAll(KubernetesClient admin, String controller) {
+    List<HasMetadata> all = new ArrayList<>(Manifests.objects(controller));
     all.sort((a, b) -> Integer.compare(order(a), order(b)));
     for (HasMetadata o : all) {
       admin.resource(o).fieldManager("ipam-test").forceConflicts().serverSideApply();
@@ -95,28 +126,7 @@ class ManifestsIT {
       @TempDir Path dir) throws Exception {
     applyAll(server.adminClient());
     ServiceAccount sa = Manifests.one(Manifests.objects("egressip"), ServiceAccount.class);
-    String token = client.serviceAccounts().inNamespace(Manifests.NAMESPACE).withName(sa.getMetadata().getName())
-        .tokenRequest(new TokenRequestBuilder().withNewSpec().withExpirationSeconds(3600L).endSpec().build())
-        .getStatus().getToken();
-    Config admin = server.clientConfig();
-    Path kubeconfig = OperatorRun.writeKubeconfig(dir, """
-        apiVersion: v1
-        kind: Config
-        clusters:
-          - name: test
-            cluster:
-              server: %s
-              certificate-authority: %s
-        users:
-          - name: %s
-            user:
-              token: %s
-        contexts:
-          - name: egressip
-            context: {cluster: test, user: %s}
-        current-context: egressip
-        """.formatted(server.url(), admin.getCaCertFile(), sa.getMetadata().getName(), token,
-        sa.getMetadata().getName()));
+    Path kubeconfig = serviceAccountKubeconfig(server, client, sa, dir);
 
     Deployment deployment = Manifests.one(Manifests.objects("egressip"), Deployment.class);
     String lease = Manifests.arg(deployment, "--lease-name");

@@ -25,18 +25,65 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.ipamoperators.cli.OperatorControllers.RequiredCrd;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** The egressip manifests as shipped: well-formed, least privilege, probes and alerts as documented. */
+/**
+ * Every controller's manifests as shipped: well-formed, least privilege, probes as documented; the
+ * egressip alerts as the old operator named them.
+ */
 class ManifestsTest {
-  private static final List<HasMetadata> ALL = Manifests.objects("egressip");
+  private static final List<String> ALL_VERBS =
+      List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+  private static final List<String> READ_WRITE = List.of("get", "list", "patch", "update", "watch");
+  private static final List<String> READ = List.of("get", "list", "watch");
+
+  /** Exactly what each controller's ClusterRole grants: a change to RBAC is a change to this test. */
+  private static final Map<String, Map<String, List<String>>> GRANTS = Map.of(
+      "egressip", Map.ofEntries(
+          Map.entry("/namespaces", READ_WRITE),
+          Map.entry("/nodes", READ_WRITE),
+          Map.entry("/events", List.of("create", "get", "patch", "update")),
+          Map.entry("ipam.ipamoperators.org/ipclaims", ALL_VERBS),
+          Map.entry("redhatcop.redhat.io/egressipams", READ_WRITE),
+          Map.entry("redhatcop.redhat.io/egressipams/status", List.of("get", "patch", "update")),
+          Map.entry("redhatcop.redhat.io/egressipams/finalizers", List.of("update")),
+          Map.entry("network.openshift.io/hostsubnets", READ_WRITE),
+          Map.entry("network.openshift.io/netnamespaces", READ_WRITE),
+          Map.entry("k8s.ovn.org/egressips", ALL_VERBS),
+          Map.entry("config.openshift.io/infrastructures", READ)),
+      "vip", Map.ofEntries(
+          Map.entry("/services", READ_WRITE),
+          Map.entry("/services/status", List.of("get", "patch", "update")),
+          Map.entry("/namespaces", READ),
+          Map.entry("/events", List.of("create", "get", "patch", "update")),
+          Map.entry("ipam.ipamoperators.org/ipclaims", ALL_VERBS),
+          Map.entry("paas.org/ipgroups", READ),
+          Map.entry("paas.org/ipgroups/status", List.of("get", "patch", "update"))));
+
+  static List<String> controllers() {
+    return OperatorControllers.names();
+  }
 
   @Test
-  void everyFileParsesAndEveryObjectIsNamedAndPlaced() {
-    assertThat(Manifests.files("egressip")).extracting(p -> Manifests.dir("egressip").relativize(p).toString())
-        .containsExactlyInAnyOrder("crds/egressipams.redhatcop.redhat.io-v1.yml",
-            "crds/ipclaims.ipam.ipamoperators.org-v1.yml", "deployment.yaml", "monitoring/podmonitor.yaml",
-            "monitoring/prometheusrule.yaml", "namespace.yaml", "rbac.yaml", "service.yaml");
-    for (HasMetadata o : ALL) {
+  void everyControllerShipsManifestsAndAnExactGrantList() {
+    assertThat(GRANTS.keySet()).containsExactlyInAnyOrderElementsOf(controllers());
+  }
+
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void everyFileParsesAndEveryObjectIsNamedAndPlaced(String controller) {
+    List<HasMetadata> all = Manifests.objects(controller);
+    List<String> expected = new ArrayList<>(List.of("deployment.yaml", "monitoring/podmonitor.yaml",
+        "namespace.yaml", "rbac.yaml", "service.yaml"));
+    OperatorControllers.byName(controller).orElseThrow().crds()
+        .forEach(crd -> expected.add("crds/" + CrdFiles.fileName(crd)));
+    if (controller.equals("egressip")) {
+      expected.add("monitoring/prometheusrule.yaml");
+    }
+    assertThat(Manifests.files(controller)).extracting(p -> Manifests.dir(controller).relativize(p).toString())
+        .containsExactlyInAnyOrderElementsOf(expected);
+    for (HasMetadata o : all) {
       assertThat(o.getApiVersion()).as("apiVersion of %s", o.getKind()).isNotBlank();
       assertThat(o.getMetadata().getName()).as("name of a %s", o.getKind()).isNotBlank();
       boolean clusterScoped = o instanceof Namespace || o instanceof ClusterRole || o instanceof ClusterRoleBinding
@@ -44,27 +91,35 @@ class ManifestsTest {
       assertThat(o.getMetadata().getNamespace()).as("namespace of %s %s", o.getKind(), o.getMetadata().getName())
           .isEqualTo(clusterScoped ? null : Manifests.NAMESPACE);
     }
-    assertThat(Manifests.one(ALL, Namespace.class).getMetadata().getName()).isEqualTo(Manifests.NAMESPACE);
+    assertThat(Manifests.one(all, Namespace.class).getMetadata().getName()).isEqualTo(Manifests.NAMESPACE);
+    // Every object carries the controller's component label, so one controller can be removed alone.
+    assertThat(all).filteredOn(o -> !(o instanceof Namespace) && !(o instanceof CustomResourceDefinition))
+        .allSatisfy(o -> assertThat(o.getMetadata().getLabels())
+            .containsEntry("app.kubernetes.io/component", controller));
   }
 
-  @Test
-  void theCrdsAreTheGeneratedOnesByteForByte() throws Exception {
-    for (RequiredCrd crd : OperatorControllers.byName("egressip").orElseThrow().crds()) {
-      Path shipped = Manifests.dir("egressip").resolve("crds").resolve(CrdFiles.fileName(crd));
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void theCrdsAreTheGeneratedOnesByteForByte(String controller) throws Exception {
+    List<HasMetadata> all = Manifests.objects(controller);
+    for (RequiredCrd crd : OperatorControllers.byName(controller).orElseThrow().crds()) {
+      Path shipped = Manifests.dir(controller).resolve("crds").resolve(CrdFiles.fileName(crd));
       try (InputStream generated = getClass().getClassLoader().getResourceAsStream(crd.resource())) {
         assertThat(generated).as(crd.resource()).isNotNull();
         assertThat(Files.readAllBytes(shipped)).as(shipped.toString()).isEqualTo(generated.readAllBytes());
       }
-      assertThat(Manifests.ofType(ALL, CustomResourceDefinition.class))
+      assertThat(Manifests.ofType(all, CustomResourceDefinition.class))
           .anyMatch(c -> c.getMetadata().getName().equals(crd.name()));
     }
   }
 
-  @Test
-  void rbacHasNoWildcardsAndNoSecrets() {
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void rbacHasNoWildcardsAndNoSecrets(String controller) {
+    List<HasMetadata> all = Manifests.objects(controller);
     List<PolicyRule> rules = new ArrayList<>();
-    Manifests.ofType(ALL, ClusterRole.class).forEach(r -> rules.addAll(r.getRules()));
-    Manifests.ofType(ALL, Role.class).forEach(r -> rules.addAll(r.getRules()));
+    Manifests.ofType(all, ClusterRole.class).forEach(r -> rules.addAll(r.getRules()));
+    Manifests.ofType(all, Role.class).forEach(r -> rules.addAll(r.getRules()));
     assertThat(rules).isNotEmpty();
     for (PolicyRule r : rules) {
       assertThat(r.getVerbs()).as("verbs of %s", r).isNotEmpty().doesNotContain("*");
@@ -76,9 +131,10 @@ class ManifestsTest {
     }
   }
 
-  @Test
-  void theClusterRoleGrantsExactlyWhatTheControllerUses() {
-    ClusterRole role = Manifests.one(ALL, ClusterRole.class);
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void theClusterRoleGrantsExactlyWhatTheControllerUses(String controller) {
+    ClusterRole role = Manifests.one(Manifests.objects(controller), ClusterRole.class);
     Map<String, List<String>> grants = new TreeMap<>();
     for (PolicyRule r : role.getRules()) {
       assertThat(r.getResourceNames()).isNullOrEmpty();
@@ -89,25 +145,15 @@ class ManifestsTest {
         }
       }
     }
-    List<String> all = List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
-    assertThat(grants).isEqualTo(new TreeMap<>(Map.ofEntries(
-        Map.entry("/namespaces", List.of("get", "list", "patch", "update", "watch")),
-        Map.entry("/nodes", List.of("get", "list", "patch", "update", "watch")),
-        Map.entry("/events", List.of("create", "get", "patch", "update")),
-        Map.entry("ipam.ipamoperators.org/ipclaims", all),
-        Map.entry("redhatcop.redhat.io/egressipams", List.of("get", "list", "patch", "update", "watch")),
-        Map.entry("redhatcop.redhat.io/egressipams/status", List.of("get", "patch", "update")),
-        Map.entry("redhatcop.redhat.io/egressipams/finalizers", List.of("update")),
-        Map.entry("network.openshift.io/hostsubnets", List.of("get", "list", "patch", "update", "watch")),
-        Map.entry("network.openshift.io/netnamespaces", List.of("get", "list", "patch", "update", "watch")),
-        Map.entry("k8s.ovn.org/egressips", all),
-        Map.entry("config.openshift.io/infrastructures", List.of("get", "list", "watch")))));
+    assertThat(grants).isEqualTo(new TreeMap<>(GRANTS.get(controller)));
   }
 
-  @Test
-  void leasesOnlyInTheOperatorNamespaceAndOnlyTheDeploymentsLease() {
-    Role role = Manifests.one(ALL, Role.class);
-    String lease = Manifests.arg(Manifests.one(ALL, Deployment.class), "--lease-name");
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void leasesOnlyInTheOperatorNamespaceAndOnlyTheDeploymentsLease(String controller) {
+    List<HasMetadata> all = Manifests.objects(controller);
+    Role role = Manifests.one(all, Role.class);
+    String lease = Manifests.arg(Manifests.one(all, Deployment.class), "--lease-name");
     assertThat(role.getRules()).allSatisfy(r -> {
       assertThat(r.getApiGroups()).containsExactly("coordination.k8s.io");
       assertThat(r.getResources()).containsExactly("leases");
@@ -120,11 +166,11 @@ class ManifestsTest {
       assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "update", "patch");
       assertThat(r.getResourceNames()).containsExactly(lease);
     });
-    ServiceAccount sa = Manifests.one(ALL, ServiceAccount.class);
-    RoleBinding rb = Manifests.one(ALL, RoleBinding.class);
-    ClusterRoleBinding crb = Manifests.one(ALL, ClusterRoleBinding.class);
+    ServiceAccount sa = Manifests.one(all, ServiceAccount.class);
+    RoleBinding rb = Manifests.one(all, RoleBinding.class);
+    ClusterRoleBinding crb = Manifests.one(all, ClusterRoleBinding.class);
     assertThat(rb.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
-    assertThat(crb.getRoleRef().getName()).isEqualTo(Manifests.one(ALL, ClusterRole.class).getMetadata().getName());
+    assertThat(crb.getRoleRef().getName()).isEqualTo(Manifests.one(all, ClusterRole.class).getMetadata().getName());
     for (var subjects : List.of(rb.getSubjects(), crb.getSubjects())) {
       assertThat(subjects).singleElement().satisfies(s -> {
         assertThat(s.getKind()).isEqualTo("ServiceAccount");
@@ -134,18 +180,21 @@ class ManifestsTest {
     }
   }
 
-  @Test
-  void theDeploymentRunsTwoHardenedReplicasWithProbesOnTheHttpPort() {
-    Deployment d = Manifests.one(ALL, Deployment.class);
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void theDeploymentRunsTwoHardenedReplicasWithProbesOnTheHttpPort(String controller) {
+    List<HasMetadata> all = Manifests.objects(controller);
+    Deployment d = Manifests.one(all, Deployment.class);
     assertThat(d.getSpec().getReplicas()).isEqualTo(2);
     PodSpec pod = d.getSpec().getTemplate().getSpec();
-    assertThat(pod.getServiceAccountName()).isEqualTo(Manifests.one(ALL, ServiceAccount.class).getMetadata().getName());
+    assertThat(pod.getServiceAccountName()).isEqualTo(Manifests.one(all, ServiceAccount.class).getMetadata().getName());
     assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
     assertThat(pod.getSecurityContext().getRunAsUser()).isPositive();
     assertThat(pod.getContainers()).hasSize(1);
     Container c = pod.getContainers().get(0);
-    assertThat(c.getImage()).doesNotContain("@").endsWith(":" + projectVersion());
-    assertThat(Manifests.operatorArgs(d)).startsWith("operator").contains("--controllers=egressip")
+    // An image name without a registry host: where images live is the installer's choice.
+    assertThat(c.getImage()).doesNotContain("@").isEqualTo("ipam-operators/ipam:" + projectVersion());
+    assertThat(Manifests.operatorArgs(d)).startsWith("operator").contains("--controllers=" + controller)
         .noneMatch(a -> a.contains("no-leader-election") || a.contains("install-crds") || a.contains("kubeconfig"));
     int port = Integer.parseInt(Manifests.arg(d, "--http-port"));
     assertThat(c.getPorts()).singleElement().satisfies(p -> {
@@ -167,17 +216,19 @@ class ManifestsTest {
         .containsAllEntriesOf(d.getSpec().getSelector().getMatchLabels());
   }
 
-  @Test
-  void metricsAreReachableThroughTheServiceAndThePodMonitor() {
-    Deployment d = Manifests.one(ALL, Deployment.class);
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void metricsAreReachableThroughTheServiceAndThePodMonitor(String controller) {
+    List<HasMetadata> all = Manifests.objects(controller);
+    Deployment d = Manifests.one(all, Deployment.class);
     Map<String, String> podLabels = d.getSpec().getTemplate().getMetadata().getLabels();
-    Service s = Manifests.one(ALL, Service.class);
+    Service s = Manifests.one(all, Service.class);
     assertThat(podLabels).containsAllEntriesOf(s.getSpec().getSelector());
     assertThat(s.getSpec().getPorts()).singleElement().satisfies(p -> {
       assertThat(p.getTargetPort().getStrVal()).isEqualTo("http");
       assertThat(p.getPort()).isEqualTo(Integer.parseInt(Manifests.arg(d, "--http-port")));
     });
-    GenericKubernetesResource pm = (GenericKubernetesResource) Manifests.byKind(ALL, "PodMonitor");
+    GenericKubernetesResource pm = (GenericKubernetesResource) Manifests.byKind(all, "PodMonitor");
     Map<String, String> selector = pm.get("spec", "selector", "matchLabels");
     assertThat(podLabels).containsAllEntriesOf(selector);
     List<Map<String, Object>> endpoints = pm.get("spec", "podMetricsEndpoints");
@@ -188,7 +239,8 @@ class ManifestsTest {
 
   @Test
   void theUtilizationAlertsKeepTheirNamesAndThresholdsAndNeverFireOnUnknownCapacity() {
-    GenericKubernetesResource rule = (GenericKubernetesResource) Manifests.byKind(ALL, "PrometheusRule");
+    GenericKubernetesResource rule =
+        (GenericKubernetesResource) Manifests.byKind(Manifests.objects("egressip"), "PrometheusRule");
     assertThat(rule.getMetadata().getName()).isEqualTo("egressip-utilization");
     List<Map<String, Object>> groups = rule.get("spec", "groups");
     List<Map<String, Object>> rules = new ArrayList<>();
