@@ -1,0 +1,69 @@
+{{/* Exactly what each controller uses: no wildcard, no Secrets. */}}
+{{- define "ipam.rules.egressip" -}}
+# Opted-in namespaces: read their egressipam annotation, write their egressips annotation.
+- apiGroups: [""]
+  resources: [namespaces]
+  verbs: [get, list, watch, update, patch]
+# Nodes: readiness, topology labels, capacity; OVN-Kubernetes' k8s.ovn.org/egress-assignable label.
+- apiGroups: [""]
+  resources: [nodes]
+  verbs: [get, list, watch, update, patch]
+# Events on namespaces and EgressIPAMs, in the namespaces they concern.
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, get, update, patch]
+# The cluster ledger: one IPClaim per address.
+- apiGroups: [ipam.ipamoperators.org]
+  resources: [ipclaims]
+  verbs: [get, list, watch, create, update, patch, delete, deletecollection]
+- apiGroups: [redhatcop.redhat.io]
+  resources: [egressipams]
+  verbs: [get, list, watch, update, patch]
+- apiGroups: [redhatcop.redhat.io]
+  resources: [egressipams/status]
+  verbs: [get, update, patch]
+- apiGroups: [redhatcop.redhat.io]
+  resources: [egressipams/finalizers]
+  verbs: [update]
+# OpenShift SDN.
+- apiGroups: [network.openshift.io]
+  resources: [hostsubnets, netnamespaces]
+  verbs: [get, list, watch, update, patch]
+# OVN-Kubernetes.
+- apiGroups: [k8s.ovn.org]
+  resources: [egressips]
+  verbs: [get, list, watch, create, update, patch, delete, deletecollection]
+# OpenShift platform type and infrastructure name.
+- apiGroups: [config.openshift.io]
+  resources: [infrastructures]
+  verbs: [get, list, watch]
+{{- end -}}
+
+{{- define "ipam.rules.vip" -}}
+# LoadBalancer Services: read them, keep the controller's finalizer on them.
+- apiGroups: [""]
+  resources: [services]
+  verbs: [get, list, watch, update, patch]
+# The allocated addresses go to status.loadBalancer.ingress.
+- apiGroups: [""]
+  resources: [services/status]
+  verbs: [get, update, patch]
+# IPGroups may admit Services by their namespace's labels.
+- apiGroups: [""]
+  resources: [namespaces]
+  verbs: [get, list, watch]
+# Events on Services and IPGroups, in the namespaces they concern.
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, get, update, patch]
+# The cluster ledger: one IPClaim per address.
+- apiGroups: [ipam.ipamoperators.org]
+  resources: [ipclaims]
+  verbs: [get, list, watch, create, update, patch, delete, deletecollection]
+- apiGroups: [paas.org]
+  resources: [ipgroups]
+  verbs: [get, list, watch]
+- apiGroups: [paas.org]
+  resources: [ipgroups/status]
+  verbs: [get, update, patch]
+{{- end -}}

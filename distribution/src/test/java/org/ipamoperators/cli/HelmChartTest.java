@@ -1,0 +1,159 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Helm chart, through Helm's own library: lint, the values schema, and what each setting
+ * renders. (The plain manifests are rendered from this chart at build time; ManifestsTest and the
+ * ManifestsITs check those objects in depth, on a real apiserver too.)
+ */
+class HelmChartTest {
+  private static final Path CHART = Path.of("target", "helm", "ipam-operators");
+
+  @Test
+  void theChartLintsCleanInStrictMode() {
+    LintResult lint = new Helm(CHART).lint().strict().call();
+    assertThat(lint.isFailed()).as("helm lint --strict: %s", lint.getMessages()).isFalse();
+    assertThat(lint.getMessages()).noneMatch(m -> m.contains("[WARNING]") || m.contains("[ERROR]"));
+  }
+
+  @Test
+  void theChartIsPackagedWithItsCrds() throws Exception {
+    assertThat(CHART.resolveSibling("ipam-operators-" + version() + ".tgz")).isRegularFile();
+    List<String> crds;
+    try (var files = Files.list(CHART.resolve("crds"))) {
+      crds = files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    List<String> expected = new ArrayList<>();
+    OperatorControllers.crds(OperatorControllers.names().stream()
+        .map(n -> OperatorControllers.byName(n).orElseThrow()).toList())
+        .forEach(crd -> expected.add(CrdFiles.fileName(crd)));
+    assertThat(crds).containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  @Test
+  void byDefaultOnlyEgressipRunsWithoutMonitoringObjects() {
+    List<HasMetadata> objects = objects(template());
+    assertThat(objects).extracting(o -> o.getMetadata().getLabels().get("app.kubernetes.io/component"))
+        .containsOnly("egressip");
+    assertThat(objects).extracting(HasMetadata::getKind)
+        .containsExactlyInAnyOrder("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding",
+            "Deployment", "Service");
+    Deployment d = Manifests.one(objects, Deployment.class);
+    assertThat(d.getMetadata().getName()).isEqualTo("test-egressip");
+    assertThat(d.getMetadata().getNamespace()).isEqualTo("ops");
+    assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        .isEqualTo("ipam-operators/ipam:" + version());
+    assertThat(Manifests.operatorArgs(d)).containsExactly("operator", "--controllers=egressip",
+        "--lease-name=test-egressip-leader", "--http-port=8080");
+  }
+
+  @Test
+  void eachControllerGetsItsOwnDeploymentAndIdentity() {
+    List<HasMetadata> objects = objects(template().set("controllers.vip.enabled", true)
+        .set("monitoring.podMonitor", true).set("monitoring.prometheusRule", true));
+    assertThat(Manifests.ofType(objects, Deployment.class)).extracting(d -> d.getMetadata().getName())
+        .containsExactlyInAnyOrder("test-egressip", "test-vip");
+    assertThat(objects).filteredOn(o -> o.getKind().equals("PodMonitor")).hasSize(2);
+    assertThat(objects).filteredOn(o -> o.getKind().equals("PrometheusRule")).singleElement()
+        .satisfies(r -> assertThat(r.getMetadata().getLabels()).containsEntry("app.kubernetes.io/component",
+            "egressip"));
+    for (Deployment d : Manifests.ofType(objects, Deployment.class)) {
+      String component = d.getMetadata().getLabels().get("app.kubernetes.io/component");
+      assertThat(d.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("test-" + component);
+      assertThat(Manifests.operatorArgs(d)).contains("--controllers=" + component);
+    }
+  }
+
+  @Test
+  void theEgressAlertsNeedTheEgressController() {
+    List<HasMetadata> objects = objects(template().set("controllers.egressip.enabled", false)
+        .set("controllers.vip.enabled", true).set("monitoring.prometheusRule", true));
+    assertThat(objects).noneMatch(o -> o.getKind().equals("PrometheusRule"));
+  }
+
+  @Test
+  void settingsReachTheDeployment() {
+    List<HasMetadata> objects = objects(template().set("image.repository", "mirror.example/ipam")
+        .set("image.tag", "1.2.3").set("replicas", 3).set("httpPort", 9090)
+        .set("controllers.egressip.extraArgs[0]", "--resync=2m")
+        .set("controllers.egressip.env[0].name", "IPAM_PLATFORM")
+        .set("controllers.egressip.env[0].value", "BareMetal"));
+    Deployment d = Manifests.one(objects, Deployment.class);
+    var container = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getImage()).isEqualTo("mirror.example/ipam:1.2.3");
+    assertThat(d.getSpec().getReplicas()).isEqualTo(3);
+    assertThat(Manifests.operatorArgs(d)).contains("--http-port=9090", "--resync=2m");
+    assertThat(container.getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(9090));
+    assertThat(container.getEnv()).anySatisfy(e -> {
+      assertThat(e.getName()).isEqualTo("IPAM_PLATFORM");
+      assertThat(e.getValue()).isEqualTo("BareMetal");
+    });
+  }
+
+  @Test
+  void withoutLeaderElectionThereIsNoLeaseRole() {
+    List<HasMetadata> objects = objects(template().set("leaderElection.enabled", false).set("replicas", 1));
+    assertThat(Manifests.ofType(objects, Role.class)).isEmpty();
+    assertThat(Manifests.operatorArgs(Manifests.one(objects, Deployment.class))).contains("--no-leader-election")
+        .noneMatch(a -> a.startsWith("--lease-name"));
+  }
+
+  @Test
+  void badValuesAreRefusedWithTheReason() {
+    assertThatThrownBy(() -> template().set("controllers.egressip.enabled", false).call())
+        .hasMessageContaining("no controller is enabled");
+    assertThatThrownBy(() -> template().set("controllers.keepalive.enabled", true).call())
+        .hasMessageContaining("keepalive");
+    assertThatThrownBy(() -> template().set("replicas", 0).call()).hasMessageContaining("replicas");
+    assertThatThrownBy(() -> template().set("controllers.egressip.extraArgs[0]", "resync").call())
+        .hasMessageContaining("extraArgs");
+  }
+
+  private static TemplateCommand template() {
+    return new Helm(CHART).template().withName("test").withNamespace("ops")
+        .withKubeVersion(ChartManifests.MIN_KUBE_VERSION).skipCrds();
+  }
+
+  private static List<HasMetadata> objects(TemplateCommand template) {
+    KubernetesSerialization serialization = new KubernetesSerialization();
+    List<HasMetadata> out = new ArrayList<>();
+    for (String body : ChartManifests.split(template.call()).values()) {
+      Object parsed = serialization.unmarshal(body);
+      if (parsed instanceof List<?> list) {
+        list.forEach(o -> out.add((HasMetadata) o));
+      } else {
+        out.add((HasMetadata) parsed);
+      }
+    }
+    return out;
+  }
+
+  private static String version() {
+    Map<String, Object> chart = new KubernetesSerialization().unmarshal(readChart(), Map.class);
+    return chart.get("version").toString();
+  }
+
+  private static String readChart() {
+    try {
+      return Files.readString(CHART.resolve("Chart.yaml"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
