@@ -6,6 +6,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -18,7 +22,8 @@ import java.util.regex.Pattern;
  *
  * <p>A build step, not a test: the build runs it after the test classes are compiled (helm-java and
  * its native Helm library are test dependencies, kept out of {@code ipam.jar}). It also packages the
- * chart as {@code target/helm/ipam-operators-<version>.tgz}.
+ * chart as {@code target/helm/ipam-operators-<version>.tgz} and writes the OLM bundle from the chart
+ * with every controller enabled ({@link OlmBundle}).
  */
 public final class ChartManifests {
   static final String RELEASE = "ipam";
@@ -29,10 +34,11 @@ public final class ChartManifests {
   private ChartManifests() {
   }
 
-  /** Arguments: the chart directory, the output directory, the namespace manifest. */
+  /** Arguments: the chart, the manifests' directory, the namespace manifest, OLM sources, bundle directory. */
   public static void main(String[] args) throws IOException {
-    if (args.length != 3) {
-      throw new IllegalArgumentException("usage: ChartManifests CHART_DIR OUTPUT_DIR NAMESPACE_YAML");
+    if (args.length != 5) {
+      throw new IllegalArgumentException(
+          "usage: ChartManifests CHART_DIR OUTPUT_DIR NAMESPACE_YAML OLM_SOURCES BUNDLE_DIR");
     }
     Path chart = Path.of(args[0]);
     Path out = Path.of(args[1]);
@@ -47,6 +53,35 @@ public final class ChartManifests {
       Files.copy(namespace, dir.resolve("namespace.yaml"), StandardCopyOption.REPLACE_EXISTING);
     }
     new Helm(chart).packageIt().withDestination(chart.getParent()).call();
+    OlmBundle.write(Path.of(args[3]), chart.resolve("crds"), objects(renderAll(chart)), chartVersion(chart),
+        Path.of(args[4]));
+  }
+
+  /** Every controller enabled, no monitoring objects (OLM installs no PodMonitor). */
+  static String renderAll(Path chart) {
+    TemplateCommand template = new Helm(chart).template().withName(RELEASE).withNamespace(Manifests.NAMESPACE)
+        .withKubeVersion(MIN_KUBE_VERSION).skipCrds();
+    OperatorControllers.names().forEach(c -> template.set("controllers." + c + ".enabled", true));
+    return template.call();
+  }
+
+  static List<HasMetadata> objects(String rendered) {
+    KubernetesSerialization serialization = new KubernetesSerialization();
+    List<HasMetadata> out = new ArrayList<>();
+    for (String body : split(rendered).values()) {
+      Object parsed = serialization.unmarshal(body);
+      if (parsed instanceof List<?> list) {
+        list.forEach(o -> out.add((HasMetadata) o));
+      } else {
+        out.add((HasMetadata) parsed);
+      }
+    }
+    return out;
+  }
+
+  static String chartVersion(Path chart) throws IOException {
+    Map<?, ?> meta = new KubernetesSerialization().unmarshal(Files.readString(chart.resolve("Chart.yaml")), Map.class);
+    return meta.get("version").toString();
   }
 
   /** The chart's objects for one controller, in the namespace {@code ipam-operators}, by file name. */

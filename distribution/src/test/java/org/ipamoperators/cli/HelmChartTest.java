@@ -9,12 +9,10 @@ import com.marcnuri.helm.TemplateCommand;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -131,27 +129,12 @@ class HelmChartTest {
   }
 
   private static List<HasMetadata> objects(TemplateCommand template) {
-    KubernetesSerialization serialization = new KubernetesSerialization();
-    List<HasMetadata> out = new ArrayList<>();
-    for (String body : ChartManifests.split(template.call()).values()) {
-      Object parsed = serialization.unmarshal(body);
-      if (parsed instanceof List<?> list) {
-        list.forEach(o -> out.add((HasMetadata) o));
-      } else {
-        out.add((HasMetadata) parsed);
-      }
-    }
-    return out;
+    return ChartManifests.objects(template.call());
   }
 
   private static String version() {
-    Map<String, Object> chart = new KubernetesSerialization().unmarshal(readChart(), Map.class);
-    return chart.get("version").toString();
-  }
-
-  private static String readChart() {
     try {
-      return Files.readString(CHART.resolve("Chart.yaml"));
+      return ChartManifests.chartVersion(CHART);
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
