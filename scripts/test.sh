@@ -6,7 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 env_exports="$(bash scripts/test-env.sh)"
 eval "$env_exports"
-# As root (CI), network-namespace tests must run: a skip there would hide a broken tier.
+# As root (CI), network-namespace tests must run: a skip there would hide a broken tier. Root also
+# builds the image's base (mmdebstrap), so the OCI image is built and ImageIT runs it.
 extra=()
-if [ "$(id -u)" -eq 0 ]; then extra+=(-Dipam.test.requireNetns=true); fi
+if [ "$(id -u)" -eq 0 ]; then
+  extra+=(-Dipam.test.requireNetns=true)
+  base="$(bash scripts/image-base.sh)"
+  extra+=("-Dipam.image.base=$base" -Djib.disableUpdateChecks=true
+    "-Djib.baseImageCache=${IPAM_CACHE:-$HOME/.cache/ipam-operators}/images/jib")
+else
+  echo "[test] not root: no image built, ImageIT skipped" >&2
+fi
 exec mvn -B -ntp verify "${extra[@]}" "$@"

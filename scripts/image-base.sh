@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds the base of the ipam-operators image, with no Docker and no registry: a Debian root file
+# system (the machine's own apt sources, suite of the machine) with keepalived and CA certificates,
+# a Java runtime made by jlink from the JDK that builds the project, a non-root user 65532, packed
+# as a docker-archive tar that Jib reads as `tar://`. Cached per recipe, JDK and package versions.
+# Prints the tar's path on stdout. Needs root (mmdebstrap --mode=root).
+#
+# Why keepalived is in the base: the keepalived DaemonSet runs the same image as the operator (its
+# config reloader is an `ipam` subcommand), so a cluster mirrors one image.
+set -euo pipefail
+log() { echo "[image-base] $*" >&2; }
+
+if [ "$(id -u)" -ne 0 ]; then
+  log "needs root (mmdebstrap --mode=root)"; exit 1
+fi
+cache="${IPAM_CACHE:-$HOME/.cache/ipam-operators}/images"
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+
+if ! command -v mmdebstrap >/dev/null; then
+  log "installing mmdebstrap"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mmdebstrap >&2
+fi
+
+. /etc/os-release
+suite="${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}"
+packages="keepalived,ca-certificates,tzdata,netbase,libstdc++6,zlib1g"   # the last two for the JVM
+modules="java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.crypto.ec,jdk.httpserver,jdk.management,jdk.unsupported,jdk.zipfs"
+java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
+jdk="$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.runtime.version = //p')"
+versions="$(apt-cache policy keepalived ca-certificates libc6 libssl3 2>/dev/null | grep -E '^[a-z]|Candidate' | tr -d ' \n')"
+key="$( (cat "$0"; echo "$suite $jdk $modules $versions") | sha256sum | cut -c1-16)"
+out="$cache/base-$key.tar"
+if [ -s "$out" ]; then
+  log "cached: $out"; echo "$out"; exit 0
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+rootfs="$work/rootfs"
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-1767225600}"   # 2026-01-01: same inputs, same bytes
+
+log "Debian $suite root file system with $packages"
+mmdebstrap --quiet --mode=root --variant=essential \
+  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --include="$packages" \
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+  --dpkgopt='path-exclude=/usr/share/info/*' \
+  "$suite" "$rootfs" >&2
+
+log "Java runtime by jlink from $java_home ($jdk)"
+"$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
+  --compress=2 --output "$rootfs/opt/java" >&2
+find "$rootfs/opt/java" -name '*.so' -exec strip --strip-unneeded {} + 2>/dev/null || true
+
+echo 'ipam:x:65532:65532:ipam-operators:/home/ipam:/usr/sbin/nologin' >>"$rootfs/etc/passwd"
+echo 'ipam:x:65532:' >>"$rootfs/etc/group"
+mkdir -p "$rootfs/home/ipam" && chown 65532:65532 "$rootfs/home/ipam"
+rm -rf "$rootfs"/var/cache/* "$rootfs"/var/log/* "$rootfs"/tmp/* "$rootfs"/run/* "$rootfs"/dev/* "$rootfs"/proc/* "$rootfs"/sys/*
+chmod 1777 "$rootfs/tmp"
+
+log "docker-archive tar"
+layer="$work/layer.tar"
+tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --clamp-mtime --numeric-owner --format=pax \
+  --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime -C "$rootfs" -cf "$layer" .
+diff_id="sha256:$(sha256sum "$layer" | cut -d' ' -f1)"
+gzip -n -9 "$layer"
+archive="$work/archive"
+mkdir -p "$archive"
+mv "$layer.gz" "$archive/layer.tar.gz"
+created="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
+cat >"$archive/config.json" <<EOF
+{"architecture":"amd64","os":"linux","created":"$created",
+ "config":{"Env":["PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin","JAVA_HOME=/opt/java"],"User":"65532:65532","WorkingDir":"/home/ipam"},
+ "rootfs":{"type":"layers","diff_ids":["$diff_id"]},
+ "history":[{"created":"$created","created_by":"scripts/image-base.sh: Debian $suite, $packages, jlink $jdk"}]}
+EOF
+echo '[{"Config":"config.json","RepoTags":["ipam-operators/base:'"$key"'"],"Layers":["layer.tar.gz"]}]' >"$archive/manifest.json"
+tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --numeric-owner -C "$archive" -cf "$out.tmp" config.json manifest.json layer.tar.gz
+mv "$out.tmp" "$out"
+log "built $out ($(du -h "$out" | cut -f1))"
+echo "$out"
