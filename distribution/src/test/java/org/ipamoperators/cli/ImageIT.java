@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * The OCI image {@code ipam-operators/ipam} as Jib wrote it (the {@code image} profile, which
  * scripts/test.sh turns on as root): its layers match their digests, and unpacked and run as the
  * image says (entrypoint, environment, user 65532) in a chroot with its own /proc, it answers
- * {@code ipam --version}, plans an example, and carries the keepalived binary the DaemonSet uses.
+ * {@code ipam --version}, plans an example, and carries the keepalived and ip binaries the DaemonSet
+ * uses.
  * Without the profile there is no image to check, and the tests are reported as skipped.
  */
 class ImageIT {
@@ -89,9 +90,13 @@ class ImageIT {
   }
 
   @Test
-  void theImageCarriesKeepalived() {
+  void theImageCarriesKeepalivedAndIpForTheDaemonSet() {
     CommandResult keepalived = runRaw(List.of("keepalived", "--version"));
     assertThat(keepalived.output()).contains("Keepalived v2");
+    // The config reloader resolves interfaceFromIP with `ip route get`.
+    CommandResult ip = runRaw(List.of("ip", "-V"));
+    assertThat(ip.exitCode()).as(ip.toString()).isZero();
+    assertThat(ip.output()).contains("iproute2");
   }
 
   /** The image's entrypoint with {@code args} as its command. */
