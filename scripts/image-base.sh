@@ -13,7 +13,7 @@ log() { echo "[image-base] $*" >&2; }
 if [ "$(id -u)" -ne 0 ]; then
   log "needs root (mmdebstrap --mode=root)"; exit 1
 fi
-cache="${IPAM_CACHE:-$HOME/.cache/ipam-operators}/images"
+cache="${IPAM_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipam-operators}/images"
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9

@@ -13,7 +13,7 @@ if [ "$(id -u)" -eq 0 ]; then
   extra+=(-Dipam.test.requireNetns=true)
   base="$(bash scripts/image-base.sh)"
   extra+=("-Dipam.image.base=$base" -Djib.disableUpdateChecks=true
-    "-Djib.baseImageCache=${IPAM_CACHE:-$HOME/.cache/ipam-operators}/images/jib")
+    "-Djib.baseImageCache=$(dirname "$base")/jib")
 else
   echo "[test] not root: no image built, ImageIT skipped" >&2
 fi
