@@ -82,6 +82,30 @@ class ManifestsIT {
         sa.getMetadata().getName()));
   }
 
+  /**
+   * Runs the operator with the Deployment's arguments (on a free loopback port) under
+   * {@code kubeconfig}, and waits until it is ready and holds the Deployment's Lease.
+   */
+  static OperatorRun startAsDeployment(Deployment deployment, Path kubeconfig, KubernetesClient client)
+      throws Exception {
+    List<String> args = new ArrayList<>(Manifests.operatorArgs(deployment).stream()
+        .filter(a -> !a.startsWith("--http-port")).toList());
+    int port = LoopbackPorts.freePort();
+    args.addAll(List.of("--kubeconfig", kubeconfig.toString(), "--http-port", Integer.toString(port),
+        "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE));
+    OperatorRun run = OperatorRun.start(args.toArray(String[]::new));
+    try {
+      run.awaitReady(port, "ok: leader\n");
+      assertThat(client.resources(Lease.class).inNamespace(Manifests.NAMESPACE)
+          .withName(Manifests.arg(deployment, "--lease-name")).get().getSpec().getHolderIdentity())
+          .isEqualTo(run.command.identity());
+      return run;
+    } catch (RuntimeException | AssertionError e) {
+      run.close();
+      throw e;
+    }
+  }
+
   /** Applies every manifest with server-side apply: CRDs first, then the namespace, then the rest. */
   static void applyAll(KubernetesClient admin) {
     applyAll(admin, "egressip");
@@ -166,18 +190,8 @@ class ManifestsIT {
         .endMetadata().withNetname(ns).withNetid(4242L).build()).create();
     EgressFixtures.egressIpam(client, "rbac-ipam", "192.0.2.0/28", "egress-zone", "a");
 
-    // The Deployment's arguments, on a test port, as the ServiceAccount.
-    List<String> args = new ArrayList<>(Manifests.operatorArgs(deployment).stream()
-        .filter(a -> !a.startsWith("--http-port")).toList());
-    int port = LoopbackPorts.freePort();
-    args.addAll(List.of("--kubeconfig", kubeconfig.toString(), "--http-port", Integer.toString(port),
-        "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE));
-
-    OperatorRun run = OperatorRun.start(args.toArray(String[]::new));
+    OperatorRun run = startAsDeployment(deployment, kubeconfig, client);
     try {
-      run.awaitReady(port, "ok: leader\n");
-      assertThat(client.resources(Lease.class).inNamespace(Manifests.NAMESPACE).withName(lease).get()
-          .getSpec().getHolderIdentity()).isEqualTo(run.command.identity());
       await().atMost(WAIT).failFast(run::assertRunning).untilAsserted(() -> {
         Namespace n = client.namespaces().withName(ns).get();
         assertThat(n.getMetadata().getAnnotations())

@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
-import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
@@ -69,7 +68,6 @@ class VipManifestsIT {
     ServiceAccount sa = Manifests.one(Manifests.objects("vip"), ServiceAccount.class);
     Path kubeconfig = ManifestsIT.serviceAccountKubeconfig(server, client, sa, dir);
     Deployment deployment = Manifests.one(Manifests.objects("vip"), Deployment.class);
-    String lease = Manifests.arg(deployment, "--lease-name");
 
     try (KubernetesClient asSa = new KubernetesClientBuilder().withConfig(new ConfigBuilder(
         Config.fromKubeconfig(kubeconfig.toFile())).withRequestRetryBackoffLimit(0).build()).build()) {
@@ -95,16 +93,8 @@ class VipManifestsIT {
     groups.add(group);
     client.resource(ipGroup(group, "198.51.100.8/29")).create();
 
-    List<String> args = new ArrayList<>(Manifests.operatorArgs(deployment).stream()
-        .filter(a -> !a.startsWith("--http-port")).toList());
-    int port = LoopbackPorts.freePort();
-    args.addAll(List.of("--kubeconfig", kubeconfig.toString(), "--http-port", Integer.toString(port),
-        "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE));
-    OperatorRun run = OperatorRun.start(args.toArray(String[]::new));
+    OperatorRun run = ManifestsIT.startAsDeployment(deployment, kubeconfig, client);
     try {
-      run.awaitReady(port, "ok: leader\n");
-      assertThat(client.resources(Lease.class).inNamespace(Manifests.NAMESPACE).withName(lease).get()
-          .getSpec().getHolderIdentity()).isEqualTo(run.command.identity());
       client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").endMetadata()
           .withNewSpec().withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
           .withSelector(Map.of("app", "web")).addNewPort().withPort(443).withProtocol("TCP").endPort().endSpec()
