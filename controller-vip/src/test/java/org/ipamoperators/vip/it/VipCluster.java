@@ -84,6 +84,30 @@ final class VipCluster implements AutoCloseable {
     return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
   }
 
+  /** Our condition on the Service: "True/Reason" or "False/Reason", null when absent. */
+  io.fabric8.kubernetes.api.model.Condition condition(String service) {
+    Service s = service(service);
+    if (s == null || s.getStatus() == null || s.getStatus().getConditions() == null) {
+      return null;
+    }
+    return s.getStatus().getConditions().stream()
+        .filter(c -> org.ipamoperators.vip.api.VipAnnotations.CONDITION.equals(c.getType())).findFirst().orElse(null);
+  }
+
+  void annotate(String service, String key, String value) {
+    client.services().withName(service).edit(s -> {
+      if (s.getMetadata().getAnnotations() == null) {
+        s.getMetadata().setAnnotations(new java.util.HashMap<>());
+      }
+      if (value == null) {
+        s.getMetadata().getAnnotations().remove(key);
+      } else {
+        s.getMetadata().getAnnotations().put(key, value);
+      }
+      return s;
+    });
+  }
+
   List<Event> events(String service) {
     return client.v1().events().list().getItems().stream()
         .filter(e -> service.equals(e.getInvolvedObject().getName())).toList();
