@@ -124,9 +124,18 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
 
   @Override
   public List<EventSource<?, Service>> prepareEventSources(EventSourceContext<Service> context) {
-    // A new or changed pool may serve the Services still waiting.
+    // A new or changed pool may serve the Services still waiting, and may no longer offer what
+    // some Services hold (they report it). Status updates of a pool change nothing here.
     groups = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, Service.class)
-        .withSecondaryToPrimaryMapper(g -> pending(context)).build(), context);
+        .withOnUpdateFilter((n, o) -> !java.util.Objects.equals(n.getSpec(), o.getSpec()))
+        .withSecondaryToPrimaryMapper(g -> {
+          Set<ResourceID> ids = new HashSet<>(pending(context));
+          String pool = VipPlanner.pool(g.getMetadata().getName());
+          if (claims != null) {
+            claims.list(c -> c.getSpec() != null && pool.equals(c.getSpec().pool())).forEach(c -> ids.addAll(holders(c)));
+          }
+          return ids;
+        }).build(), context);
     // A released address (or a member leaving a shared one) may serve the Services still waiting; a
     // claim deleted by hand is noticed by its owner. Creations are our own doing and need no reconcile.
     claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, Service.class)
@@ -134,17 +143,26 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
         .withOnUpdateFilter((n, o) -> !SharedClaims.members(n).equals(SharedClaims.members(o)))
         .withSecondaryToPrimaryMapper(c -> {
           Set<ResourceID> ids = new HashSet<>(pending(context));
-          ClaimOwner o = c.getSpec() == null ? null : c.getSpec().owner();
-          if (o != null && CONTROLLER.equals(o.controller()) && "Service".equals(o.kind())) {
-            ids.add(new ResourceID(o.name(), o.namespace()));
-          }
-          for (ShareMember m : SharedClaims.members(c)) {
-            int slash = m.service().indexOf('/');
-            ids.add(new ResourceID(m.service().substring(slash + 1), m.service().substring(0, slash)));
-          }
+          ids.addAll(holders(c));
           return ids;
         }).build(), context);
     return List.of(groups, claims);
+  }
+
+  /** The Services holding a claim: its owner, or the members of a shared one. */
+  private static Set<ResourceID> holders(IPClaim c) {
+    Set<ResourceID> ids = new HashSet<>();
+    ClaimOwner o = c.getSpec() == null ? null : c.getSpec().owner();
+    if (o != null && CONTROLLER.equals(o.controller()) && "Service".equals(o.kind())) {
+      ids.add(new ResourceID(o.name(), o.namespace()));
+    }
+    for (ShareMember m : SharedClaims.members(c)) {
+      int slash = m.service().indexOf('/');
+      if (slash > 0) {
+        ids.add(new ResourceID(m.service().substring(slash + 1), m.service().substring(0, slash)));
+      }
+    }
+    return ids;
   }
 
   private static Set<ResourceID> pending(EventSourceContext<Service> context) {

@@ -31,9 +31,13 @@ final class VipCluster implements AutoCloseable {
   }
 
   static Operator startOperator(KubeApiServer server) {
+    return startOperator(server, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+  }
+
+  static Operator startOperator(KubeApiServer server, io.micrometer.core.instrument.MeterRegistry registry) {
     KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
-    VipControllers.register(op, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    VipControllers.register(op, c, registry);
     op.start();
     return op;
   }
