@@ -115,21 +115,13 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
       // Addresses held from this group that an edit took out of it: reported, never taken away.
       List<String> outside = new ArrayList<>();
       claims.list(c -> c.getSpec() != null && ("ipgroup/" + name).equals(c.getSpec().pool())).forEach(c -> {
-        try {
-          Ip ip = Ip.parse(c.getSpec().address());
+        Ip ip = ClaimAddresses.of(c);
+        if (ip != null) {
           pool.whyUnusable(ip).ifPresent(why -> outside.add(why + " but is held by " + c.getSpec().owner().describe()));
-        } catch (RuntimeException e) {
-          // not an address
         }
       });
       outside.sort(null);
-      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(c -> {
-        try {
-          return Ip.parse(c.getSpec().address());
-        } catch (RuntimeException e) {
-          return null;
-        }
-      }).filter(Objects::nonNull).toList();
+      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(ClaimAddresses::of).filter(Objects::nonNull).toList();
       for (IpFamily f : pool.families()) {
         BigInteger total = pool.capacity(f);
         long u = claimed.stream().filter(ip -> ip.family() == f && pool.isUsable(ip)).count();

@@ -84,7 +84,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
    * must neither claim a second address for the same Service nor hand the address to another.
    */
   private final Map<Ip, Holder> recent = new ConcurrentHashMap<>();
-  /** Choosing and claiming fresh addresses is serialized, so one replica never races itself. */
+  /** Choosing (and reserving) fresh addresses is serialized, so one replica never races itself. */
   private final Object allocation = new Object();
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
@@ -190,10 +190,8 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     List<Ip> leaveAfter = new ArrayList<>();
     Set<Ip> seen = new HashSet<>();
     for (IPClaim c : claims.list(c -> c.getSpec() != null).toList()) {
-      Ip ip;
-      try {
-        ip = Ip.parse(c.getSpec().address());
-      } catch (RuntimeException e) {
+      Ip ip = ClaimAddresses.of(c);
+      if (ip == null) {
         continue;
       }
       seen.add(ip);
@@ -269,11 +267,9 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     State state = state(svc, owner, key, Map.of());
     VipPlan plan = VipPlanner.plan(request, groupInfos, state.held(), state.taken(), state.joinable());
     if (!work(plan, state, request).isEmpty()) {
-      synchronized (allocation) {
-        Outcome o = claimAll(svc, request, groupInfos, owner, extra);
-        plan = o.plan();
-        state = o.state();
-      }
+      Outcome o = claimAll(svc, request, groupInfos, owner, extra);
+      plan = o.plan();
+      state = o.state();
     }
     List<VipProblem> problems = new ArrayList<>(plan.problems());
     problems.addAll(extra);
@@ -323,17 +319,47 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
 
   private record Outcome(VipPlan plan, State state) {}
 
-  /** Plans and claims until every claim succeeds, re-planning around addresses others took first. */
+  /**
+   * Plans and claims until every claim succeeds, re-planning around addresses others took first.
+   * Only planning is serialized: the chosen fresh addresses are reserved in {@link #recent} under
+   * the lock, so the next Service's plan skips them, and claimed on the API server outside it, so
+   * claims of many Services are in flight at once. The API server still decides who wins.
+   */
   private Outcome claimAll(Service svc, ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner,
       List<VipProblem> extra) {
     Map<Ip, String> lost = new HashMap<>();
-    State state = state(svc, owner, request.sharingKey(), lost);
-    VipPlan plan = VipPlanner.plan(request, groupInfos, state.held(), state.taken(), state.joinable());
+    ClaimOwner holderOwner = request.sharing() ? SharedClaims.owner(request.sharingKey()) : owner;
+    List<ShareMember> members = request.sharing() ? List.of(request.member()) : List.of();
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      State state;
+      List<Holding> work;
+      Map<Ip, Holder> reserved = new HashMap<>();
+      synchronized (allocation) {
+        state = state(svc, owner, request.sharingKey(), lost);
+        VipPlan plan = VipPlanner.plan(request, groupInfos, state.held(), state.taken(), state.joinable());
+        work = work(plan, state, request);
+        for (Holding h : work) {
+          if (state.heldUnder().get(h.ip()) == null && !recent.containsKey(h.ip())) {
+            Holder r = new Holder(h.pool(), holderOwner, members, System.nanoTime());
+            recent.put(h.ip(), r);
+            reserved.put(h.ip(), r);
+          }
+        }
+      }
       boolean again = false;
-      for (Holding h : work(plan, state, request)) {
-        String holder = take(h, request, owner, state.heldUnder().get(h.ip()), extra);
+      for (Holding h : work) {
+        String holder;
+        int problems = extra.size();
+        try {
+          holder = take(h, request, owner, state.heldUnder().get(h.ip()), extra);
+        } catch (RuntimeException e) {
+          unreserve(reserved);
+          throw e;
+        }
         if (holder == null) {
+          if (extra.size() == problems) {
+            reserved.remove(h.ip()); // ours now: take() recorded it
+          }
           continue;
         }
         if (request.requested().stream().anyMatch(x -> x.trim().equals(h.ip().toString()))) {
@@ -343,14 +369,19 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
           again = true;
         }
       }
-      state = state(svc, owner, request.sharingKey(), lost);
-      VipPlan next = VipPlanner.plan(request, groupInfos, state.held(), state.taken(), state.joinable());
+      unreserve(reserved);
       if (!again) {
-        return new Outcome(next, state);
+        State after = state(svc, owner, request.sharingKey(), lost);
+        return new Outcome(VipPlanner.plan(request, groupInfos, after.held(), after.taken(), after.joinable()), after);
       }
-      plan = next;
     }
-    return new Outcome(plan, state);
+    State after = state(svc, owner, request.sharingKey(), lost);
+    return new Outcome(VipPlanner.plan(request, groupInfos, after.held(), after.taken(), after.joinable()), after);
+  }
+
+  /** Drops reservations that did not become claims (only those still as this call left them). */
+  private void unreserve(Map<Ip, Holder> reserved) {
+    reserved.forEach(recent::remove);
   }
 
   /**
