@@ -33,8 +33,10 @@ import org.ipamoperators.vip.api.IPGroupStatus;
  * Reports an IPGroup's health and usage: {@code Ready} (the definition is valid, or why not),
  * {@code Overlapping} (which other IPGroups share its addresses) and, per family, the usable
  * addresses, those claimed in the ledger (by anyone: an address is used whoever holds it) and the
- * free ones. Counts come from the ledger, never from memory.
+ * free ones. Counts come from the ledger, never from memory. At most one status write per group
+ * every two seconds: in a burst every claim would otherwise rewrite it.
  */
+@io.javaoperatorsdk.operator.processing.event.rate.RateLimited(maxReconciliations = 1, within = 2)
 @ControllerConfiguration(name = "vip-ipgroups", generationAwareEventProcessing = false,
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 2, timeUnit = TimeUnit.MINUTES))
 public class IPGroupStatusReconciler implements Reconciler<IPGroup> {

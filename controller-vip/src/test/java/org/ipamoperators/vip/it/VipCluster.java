@@ -75,6 +75,10 @@ final class VipCluster implements AutoCloseable {
     return client.services().resource(b.build()).create();
   }
 
+  List<Service> services() {
+    return client.services().list().getItems();
+  }
+
   Service service(String name) {
     return client.services().withName(name).get();
   }
