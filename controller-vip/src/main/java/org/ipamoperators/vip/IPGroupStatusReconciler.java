@@ -33,13 +33,27 @@ import org.ipamoperators.vip.api.IPGroupStatus;
  * Reports an IPGroup's health and usage: {@code Ready} (the definition is valid, or why not),
  * {@code Overlapping} (which other IPGroups share its addresses) and, per family, the usable
  * addresses, those claimed in the ledger (by anyone: an address is used whoever holds it) and the
- * free ones. Counts come from the ledger, never from memory.
+ * free ones. Counts come from the ledger, never from memory. At most one status write per group
+ * every two seconds: in a burst every claim would otherwise rewrite it.
  */
+@io.javaoperatorsdk.operator.processing.event.rate.RateLimited(maxReconciliations = 1, within = 2)
 @ControllerConfiguration(name = "vip-ipgroups", generationAwareEventProcessing = false,
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 2, timeUnit = TimeUnit.MINUTES))
 public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
+  /** Condition: addresses held from this group that it no longer offers (after an edit). */
+  static final String HELD_OUTSIDE = "HeldOutside";
+  private static final int LISTED = 20;
+  private final VipMetrics metrics;
   private InformerEventSource<IPClaim, IPGroup> claims;
   private InformerEventSource<IPGroup, IPGroup> peers;
+
+  public IPGroupStatusReconciler() {
+    this(new VipMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+  }
+
+  IPGroupStatusReconciler(VipMetrics metrics) {
+    this.metrics = metrics;
+  }
 
   @Override
   public List<EventSource<?, IPGroup>> prepareEventSources(EventSourceContext<IPGroup> context) {
@@ -54,6 +68,10 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
     peers = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, IPGroup.class)
         .withName("vip-ipgroup-peers")
         .withOnUpdateFilter((n, o) -> !Objects.equals(n.getSpec(), o.getSpec()))
+        .withOnDeleteFilter((g, unknown) -> {
+          metrics.forget(g.getMetadata().getName()); // a deleted group's series go with it
+          return true;
+        })
         .withSecondaryToPrimaryMapper(g -> all(context)).build(), context);
     return List.of(claims, peers);
   }
@@ -75,6 +93,7 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
           String.join("; ", problems.stream().map(PoolProblem::message).toList()), generation);
       conditions = Conditions.set(conditions, "Overlapping", false, "InvalidSpec", "", generation);
       status = new IPGroupStatus(conditions, generation, null, null, null);
+      metrics.pool(name, List.of());
     } else {
       Pool pool = Pool.of(name, group.getSpec().ranges(), group.getSpec().excluded());
       List<String> overlapping = new ArrayList<>();
@@ -95,13 +114,16 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
       List<FamilyUsage> families = new ArrayList<>();
       long used = 0;
       List<String> free = new ArrayList<>();
-      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(c -> {
-        try {
-          return Ip.parse(c.getSpec().address());
-        } catch (RuntimeException e) {
-          return null;
+      // Addresses held from this group that an edit took out of it: reported, never taken away.
+      List<String> outside = new ArrayList<>();
+      claims.list(c -> c.getSpec() != null && ("ipgroup/" + name).equals(c.getSpec().pool())).forEach(c -> {
+        Ip ip = ClaimAddresses.of(c);
+        if (ip != null) {
+          pool.whyUnusable(ip).ifPresent(why -> outside.add(why + " but is held by " + c.getSpec().owner().describe()));
         }
-      }).filter(Objects::nonNull).toList();
+      });
+      outside.sort(null);
+      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(ClaimAddresses::of).filter(Objects::nonNull).toList();
       for (IpFamily f : pool.families()) {
         BigInteger total = pool.capacity(f);
         long u = claimed.stream().filter(ip -> ip.family() == f && pool.isUsable(ip)).count();
@@ -116,7 +138,13 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
           overlapping.isEmpty() ? "" : "shares addresses with IPGroup(s) " + String.join(", ", overlapping)
               + "; an address is still given to one owner only (the ledger), but which group it counts against depends on who claimed it",
           generation);
+      conditions = Conditions.set(conditions, HELD_OUTSIDE, !outside.isEmpty(),
+          outside.isEmpty() ? "AllOffered" : "AddressesNoLongerOffered",
+          outside.isEmpty() ? "" : outside.size() + " held address(es) no longer offered by this group, kept by their"
+              + " holders until released: " + String.join("; ", outside.subList(0, Math.min(LISTED, outside.size())))
+              + (outside.size() > LISTED ? "; ..." : ""), generation);
       status = new IPGroupStatus(conditions, generation, families, used, String.join(", ", free));
+      metrics.pool(name, families);
     }
     if (group.getStatus() != null && sameIgnoringTimes(group.getStatus(), status)) {
       return UpdateControl.noUpdate();

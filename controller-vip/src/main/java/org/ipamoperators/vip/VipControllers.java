@@ -3,13 +3,23 @@ package org.ipamoperators.vip;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.ipamoperators.vip.legacy.LegacyAdoption;
+import org.ipamoperators.vip.legacy.VirtualIPMigration;
 
 /** Registers everything the VIP feature runs on an operator. */
 public final class VipControllers {
   private VipControllers() {}
 
+  /**
+   * Adopts the old operator's IP objects into the ledger first (so no Service changes address),
+   * then registers the Service and IPGroup controllers and starts the legacy VirtualIP migration
+   * when that kind is installed.
+   */
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    operator.register(new ServiceVipReconciler(client));
-    operator.register(new IPGroupStatusReconciler());
+    LegacyAdoption.adopt(client);
+    VipMetrics metrics = new VipMetrics(registry);
+    operator.register(new ServiceVipReconciler(client, metrics));
+    operator.register(new IPGroupStatusReconciler(metrics));
+    new VirtualIPMigration(client).start();
   }
 }

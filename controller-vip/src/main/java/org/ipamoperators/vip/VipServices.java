@@ -6,7 +6,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.ipamoperators.core.address.IpFamily;
+import org.ipamoperators.vip.plan.ShareMember;
 import org.ipamoperators.vip.api.VipAnnotations;
 
 /** What the controller reads from a Service. */
@@ -87,7 +91,41 @@ public final class VipServices {
     return Arrays.stream(IpFamily.values()).filter(f -> !must.contains(f)).toList();
   }
 
-  static List<String> ingress(Service s) {
+  /** The sharing key: ours, else MetalLB's (current, then legacy); null when none. */
+  static String sharingKey(Service s) {
+    Map<String, String> a = annotations(s);
+    for (String k : List.of(VipAnnotations.SHARING_KEY, VipAnnotations.METALLB_SHARING_KEY,
+        VipAnnotations.METALLB_LEGACY_SHARING_KEY)) {
+      String v = a.get(k);
+      if (v != null && !v.isBlank()) {
+        return v.trim();
+      }
+    }
+    return null;
+  }
+
+  /** The Service as a sharing member: its protocol/port pairs and, for Local traffic policy, its selector. */
+  static ShareMember member(Service s) {
+    List<String> ports = new ArrayList<>();
+    if (s.getSpec().getPorts() != null) {
+      for (ServicePort p : s.getSpec().getPorts()) {
+        String entry = (p.getProtocol() == null ? "TCP" : p.getProtocol()) + "/" + p.getPort();
+        if (!ports.contains(entry)) {
+          ports.add(entry);
+        }
+      }
+    }
+    ports.sort(null);
+    String backend = "";
+    if ("Local".equals(s.getSpec().getExternalTrafficPolicy())) {
+      Map<String, String> sel = s.getSpec().getSelector() == null ? Map.of() : new TreeMap<>(s.getSpec().getSelector());
+      backend = sel.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(","));
+    }
+    return new ShareMember(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s.getMetadata().getUid(),
+        ports, backend);
+  }
+
+  public static List<String> ingress(Service s) {
     if (s.getStatus() == null || s.getStatus().getLoadBalancer() == null
         || s.getStatus().getLoadBalancer().getIngress() == null) {
       return List.of();

@@ -36,11 +36,17 @@ public final class VipPlanner {
   static final Comparator<GroupInfo> ORDER = Comparator
       .comparingInt((GroupInfo g) -> -g.spec().priorityOrDefault()).thenComparing(GroupInfo::name);
 
-  /**
-   * @param held the Service's own claims
-   * @param taken every address claimed by others in the cluster, with a description of its holder
-   */
   public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken) {
+    return plan(req, groups, held, taken, Map.of());
+  }
+
+  /**
+   * @param held the Service's own claims (its own, or memberships of its sharing key's addresses)
+   * @param taken every address claimed by others in the cluster, with a description of its holder
+   * @param joinable the addresses held under the Service's sharing key that it does not use yet
+   */
+  public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
+      Map<Ip, SharedAddress> joinable) {
     List<VipProblem> problems = new ArrayList<>();
     List<GroupInfo> ordered = groups.stream().sorted(ORDER).toList();
     Map<String, Pool> pools = new java.util.HashMap<>();
@@ -53,6 +59,7 @@ public final class VipPlanner {
         invalid.put(g.name(), String.join("; ", p.stream().map(PoolProblem::message).toList()));
       }
     }
+    Context ctx = new Context(req, ordered, pools, invalid, taken, joinable);
 
     // Requested addresses, one per family.
     Map<IpFamily, Ip> requested = new EnumMap<>(IpFamily.class);
@@ -85,10 +92,20 @@ public final class VipPlanner {
       }
     }
 
-    // Keep what is held: the first claim of each family the Service wants; release the rest.
+    // Keep what is held: one claim per family the Service wants (the one its status shows first),
+    // release the rest.
+    Set<Ip> shown = new java.util.HashSet<>();
+    for (String c : req.current()) {
+      try {
+        shown.add(Ip.parse(c));
+      } catch (IllegalArgumentException e) {
+        // not an address
+      }
+    }
     Map<IpFamily, Holding> keep = new EnumMap<>(IpFamily.class);
     List<Holding> release = new ArrayList<>();
-    for (Holding h : held.stream().sorted(Comparator.comparing(Holding::ip)).toList()) {
+    for (Holding h : held.stream().sorted(Comparator.comparing((Holding x) -> !shown.contains(x.ip()))
+        .thenComparing(Holding::ip)).toList()) {
       if (all.contains(h.ip().family()) && !keep.containsKey(h.ip().family())) {
         keep.put(h.ip().family(), h);
       } else {
@@ -103,38 +120,127 @@ public final class VipPlanner {
       Ip want = requested.get(family);
       if (h != null) {
         if (want != null && !want.equals(h.ip())) {
-          problems.add(new VipProblem(VipProblem.Reason.AddressKept, "requested " + want + " but the Service holds "
-              + h.ip() + ", which it keeps while it exists (re-create the Service to change its address)"));
+          // The user asks for another address: move once the new one is ours (claim it, publish
+          // it, then release the old one); if it cannot be had, keep the old one and say why.
+          Choice c = ctx.offer(want);
+          if (c.holding() != null) {
+            keep.remove(family);
+            claim.put(family, c.holding());
+            release.add(h);
+            continue;
+          }
+          problems.add(new VipProblem(VipProblem.Reason.AddressKept, c.problem().message() + "; the Service keeps " + h.ip()));
         }
+        outsideOfItsGroup(h, ctx).ifPresent(problems::add);
         continue;
       }
       if (want == null) {
         // The status shows an address whose claim went missing (deleted by hand, or an ingress
         // written before this controller): take the same one back when nobody else holds it.
-        Optional<Holding> again = current(req, family).flatMap(ip ->
-            requestedAddress(req, ordered, pools, invalid, ip, taken).map(g -> new Holding(ip, pool(g))));
+        Optional<Holding> again = current(req, family).map(ctx::offer).map(Choice::holding);
         if (again.isPresent()) {
           claim.put(family, again.get());
           continue;
         }
       }
       if (want != null) {
-        requestedAddress(req, ordered, pools, invalid, want, taken).ifPresentOrElse(g -> claim.put(family,
-            new Holding(want, pool(g))), () -> problems.add(whyNot(req, ordered, pools, invalid, want, taken)));
+        Choice c = ctx.offer(want);
+        if (c.holding() != null) {
+          claim.put(family, c.holding());
+        } else {
+          problems.add(c.problem());
+        }
         continue;
       }
-      allocate(req, ordered, pools, invalid, family, taken, optional, problems)
-          .ifPresent(x -> claim.put(family, x));
+      if (req.sharing()) {
+        Choice c = ctx.joinOne(family);
+        if (c != null) {
+          if (c.holding() != null) {
+            claim.put(family, c.holding());
+          } else {
+            problems.add(c.problem());
+          }
+          continue;
+        }
+      }
+      allocate(ctx, family, optional, problems).ifPresent(x -> claim.put(family, x));
     }
     List<Ip> ingress = new ArrayList<>();
     for (IpFamily f : all) {
-      if (keep.containsKey(f)) {
-        ingress.add(keep.get(f).ip());
-      } else if (claim.containsKey(f)) {
+      if (claim.containsKey(f)) {
         ingress.add(claim.get(f).ip());
+      } else if (keep.containsKey(f)) {
+        ingress.add(keep.get(f).ip());
       }
     }
+    Set<Ip> used = new java.util.HashSet<>(ingress);
+    release.removeIf(h -> used.contains(h.ip()));
     return new VipPlan(List.copyOf(keep.values()), List.copyOf(claim.values()), release, problems, ingress);
+  }
+
+  /** An address that could be had, or why not. */
+  private record Choice(Holding holding, VipProblem problem) {}
+
+  /** Everything a decision about one address needs. */
+  private record Context(ServiceRequest req, List<GroupInfo> ordered, Map<String, Pool> pools,
+      Map<String, String> invalid, Map<Ip, String> taken, Map<Ip, SharedAddress> joinable) {
+
+    /** A specific address: free in a pool that admits the Service, or its sharing key's and shareable. */
+    Choice offer(Ip want) {
+      SharedAddress shared = joinable.get(want);
+      if (shared != null) {
+        Optional<String> clash = Sharing.conflict(req.member(), shared.members());
+        if (clash.isPresent()) {
+          return new Choice(null, new VipProblem(VipProblem.Reason.PortClash, want + " is shared under key "
+              + shared.key() + " and cannot be shared with this Service: " + clash.get()));
+        }
+      }
+      Optional<String> g = requestedAddress(req, ordered, pools, invalid, want, taken);
+      if (g.isPresent()) {
+        return new Choice(new Holding(want, shared != null ? shared.pool() : pool(g.get())), null);
+      }
+      return new Choice(null, whyNot(req, ordered, pools, invalid, want, taken));
+    }
+
+    /**
+     * The first address of the Service's sharing key in this family that a pool admitting the
+     * Service contains and that it can share; null when the key has no such address yet.
+     */
+    Choice joinOne(IpFamily family) {
+      List<String> clashes = new ArrayList<>();
+      for (Map.Entry<Ip, SharedAddress> e : joinable.entrySet().stream()
+          .filter(e -> e.getKey().family() == family).sorted(Map.Entry.comparingByKey()).toList()) {
+        if (requestedAddress(req, ordered, pools, invalid, e.getKey(), taken).isEmpty()) {
+          continue; // e.g. from a pool this Service may not use
+        }
+        Choice c = offer(e.getKey());
+        if (c.holding() != null) {
+          return c;
+        }
+        clashes.add(c.problem().message());
+      }
+      return clashes.isEmpty() ? null : new Choice(null, new VipProblem(VipProblem.Reason.PortClash,
+          String.join("; ", clashes)));
+    }
+  }
+
+  /** A held address its IPGroup no longer offers: reported, never moved by us. */
+  private static Optional<VipProblem> outsideOfItsGroup(Holding h, Context ctx) {
+    if (!h.pool().startsWith("ipgroup/")) {
+      return Optional.empty();
+    }
+    String group = h.pool().substring("ipgroup/".length());
+    if (ctx.invalid().containsKey(group)) {
+      return Optional.empty(); // the group reports its own problem; nothing is decided on it
+    }
+    Pool p = ctx.pools().get(group);
+    if (p == null) {
+      return Optional.of(new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip()
+          + " from IPGroup " + group + ", which no longer exists; the address is kept"));
+    }
+    return p.whyUnusable(h.ip()).map(why -> new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip()
+        + " but IPGroup " + group + " no longer offers it (" + why + "); the address is kept until the Service"
+        + " asks for another one or is deleted"));
   }
 
   /** Why a group may not serve this Service at all (null when it may). */
@@ -202,8 +308,14 @@ public final class VipPlanner {
         + String.join("; ", reasons));
   }
 
-  private static Optional<Holding> allocate(ServiceRequest req, List<GroupInfo> ordered, Map<String, Pool> pools,
-      Map<String, String> invalid, IpFamily family, Map<Ip, String> taken, boolean optional, List<VipProblem> problems) {
+  private static Optional<Holding> allocate(Context ctx, IpFamily family, boolean optional, List<VipProblem> problems) {
+    ServiceRequest req = ctx.req();
+    List<GroupInfo> ordered = ctx.ordered();
+    Map<String, Pool> pools = ctx.pools();
+    Map<String, String> invalid = ctx.invalid();
+    // A sharing key's addresses this Service cannot share are not free for it either.
+    Set<Ip> taken = new java.util.HashSet<>(ctx.taken().keySet());
+    taken.addAll(ctx.joinable().keySet());
     List<GroupInfo> c = candidates(req, ordered);
     if (req.ipGroup() != null && c.isEmpty()) {
       problems.add(new VipProblem(VipProblem.Reason.NoPool, "IPGroup " + req.ipGroup() + " does not exist"));
@@ -225,7 +337,7 @@ public final class VipPlanner {
       }
       anyOfFamily = true;
       Allocator a = Allocator.create(p, AllocatorOptions.of(strategy(g)));
-      for (Ip t : taken.keySet()) {
+      for (Ip t : taken) {
         if (t.family() == family && p.isUsable(t)) {
           a.claim(t);
         }

@@ -31,9 +31,13 @@ final class VipCluster implements AutoCloseable {
   }
 
   static Operator startOperator(KubeApiServer server) {
+    return startOperator(server, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+  }
+
+  static Operator startOperator(KubeApiServer server, io.micrometer.core.instrument.MeterRegistry registry) {
     KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
-    VipControllers.register(op, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    VipControllers.register(op, c, registry);
     op.start();
     return op;
   }
@@ -71,6 +75,10 @@ final class VipCluster implements AutoCloseable {
     return client.services().resource(b.build()).create();
   }
 
+  List<Service> services() {
+    return client.services().list().getItems();
+  }
+
   Service service(String name) {
     return client.services().withName(name).get();
   }
@@ -82,6 +90,30 @@ final class VipCluster implements AutoCloseable {
       return List.of();
     }
     return s.getStatus().getLoadBalancer().getIngress().stream().map(i -> i.getIp()).toList();
+  }
+
+  /** Our condition on the Service: "True/Reason" or "False/Reason", null when absent. */
+  io.fabric8.kubernetes.api.model.Condition condition(String service) {
+    Service s = service(service);
+    if (s == null || s.getStatus() == null || s.getStatus().getConditions() == null) {
+      return null;
+    }
+    return s.getStatus().getConditions().stream()
+        .filter(c -> org.ipamoperators.vip.api.VipAnnotations.CONDITION.equals(c.getType())).findFirst().orElse(null);
+  }
+
+  void annotate(String service, String key, String value) {
+    client.services().withName(service).edit(s -> {
+      if (s.getMetadata().getAnnotations() == null) {
+        s.getMetadata().setAnnotations(new java.util.HashMap<>());
+      }
+      if (value == null) {
+        s.getMetadata().getAnnotations().remove(key);
+      } else {
+        s.getMetadata().getAnnotations().put(key, value);
+      }
+      return s;
+    });
   }
 
   List<Event> events(String service) {

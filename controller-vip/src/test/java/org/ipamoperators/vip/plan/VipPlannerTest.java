@@ -48,14 +48,77 @@ class VipPlannerTest {
   }
 
   @Test
-  void aHeldAddressIsKeptEvenWhenAnotherIsRequested() {
+  void aChangedRequestMovesToTheNewAddressAndReleasesTheOldOneOnlyAfterwards() {
+    GroupInfo p1 = group("p1", "192.0.2.0/24", null);
+    Holding old = new Holding(Ip.parse("192.0.2.9"), "ipgroup/p1");
+    VipPlan p = VipPlanner.plan(svc("a", null, List.of("192.0.2.50"), V4), List.of(p1), List.of(old), Map.of());
+    assertThat(p.toClaim()).containsExactly(new Holding(Ip.parse("192.0.2.50"), "ipgroup/p1"));
+    assertThat(p.ingress()).containsExactly(Ip.parse("192.0.2.50"));
+    assertThat(p.toRelease()).containsExactly(old);
+    assertThat(p.problems()).isEmpty();
+  }
+
+  @Test
+  void aChangedRequestThatCannotBeHadKeepsTheHeldAddress() {
     GroupInfo p1 = group("p1", "192.0.2.0/24", null);
     VipPlan p = VipPlanner.plan(svc("a", null, List.of("192.0.2.50"), V4), List.of(p1),
-        List.of(new Holding(Ip.parse("192.0.2.9"), "ipgroup/p1")), Map.of());
+        List.of(new Holding(Ip.parse("192.0.2.9"), "ipgroup/p1")), taken("192.0.2.50"));
     assertThat(p.toClaim()).isEmpty();
+    assertThat(p.toRelease()).isEmpty();
     assertThat(p.ingress()).containsExactly(Ip.parse("192.0.2.9"));
     assertThat(p.complete()).isTrue();
-    assertThat(p.problems()).singleElement().satisfies(x -> assertThat(x.reason()).isEqualTo(VipProblem.Reason.AddressKept));
+    assertThat(p.problems()).singleElement().satisfies(x -> {
+      assertThat(x.reason()).isEqualTo(VipProblem.Reason.AddressKept);
+      assertThat(x.message()).contains("held by Service ns/other").contains("keeps 192.0.2.9");
+    });
+  }
+
+  @Test
+  void anAddressTheEditedGroupNoLongerOffersIsKeptAndReported() {
+    GroupInfo p1 = group("p1", "192.0.2.0/24", List.of("192.0.2.9"));
+    VipPlan p = VipPlanner.plan(svc("a", null, List.of(), V4), List.of(p1),
+        List.of(new Holding(Ip.parse("192.0.2.9"), "ipgroup/p1")), Map.of());
+    assertThat(p.ingress()).containsExactly(Ip.parse("192.0.2.9"));
+    assertThat(p.toClaim()).isEmpty();
+    assertThat(p.complete()).isTrue();
+    assertThat(p.problems()).singleElement().satisfies(x -> {
+      assertThat(x.reason()).isEqualTo(VipProblem.Reason.AddressOutsidePool);
+      assertThat(x.message()).contains("reserved");
+    });
+    GroupInfo shrunk = group("p1", "192.0.2.128/25", null);
+    VipPlan q = VipPlanner.plan(svc("a", null, List.of(), V4), List.of(shrunk),
+        List.of(new Holding(Ip.parse("192.0.2.9"), "ipgroup/p1")), Map.of());
+    assertThat(q.ingress()).containsExactly(Ip.parse("192.0.2.9"));
+    assertThat(q.problems()).singleElement().satisfies(x -> assertThat(x.message()).contains("outside"));
+  }
+
+  private static ServiceRequest sharing(String name, String key, List<String> requested, List<String> ports, String backend) {
+    return new ServiceRequest("ns", name, Map.of(), Map.of(), null, requested, V4, null, List.of(), key,
+        new ShareMember("ns/" + name, null, ports, backend));
+  }
+
+  @Test
+  void aServiceJoinsItsKeysAddressWhenPortsDoNotClash() {
+    GroupInfo p1 = group("p1", "192.0.2.0/24", null);
+    Map<Ip, SharedAddress> key = Map.of(Ip.parse("192.0.2.1"), new SharedAddress("ipgroup/p1", "k",
+        List.of(new ShareMember("ns/a", null, List.of("TCP/80"), ""))));
+    VipPlan b = VipPlanner.plan(sharing("b", "k", List.of(), List.of("TCP/443", "UDP/80"), ""), List.of(p1), List.of(),
+        Map.of(), key);
+    assertThat(b.toClaim()).containsExactly(new Holding(Ip.parse("192.0.2.1"), "ipgroup/p1"));
+    VipPlan c = VipPlanner.plan(sharing("c", "k", List.of(), List.of("TCP/80"), ""), List.of(p1), List.of(), Map.of(), key);
+    assertThat(c.toClaim()).isEmpty();
+    assertThat(c.complete()).isFalse();
+    assertThat(c.problems()).singleElement().satisfies(x -> {
+      assertThat(x.reason()).isEqualTo(VipProblem.Reason.PortClash);
+      assertThat(x.message()).contains("TCP/80 already used by ns/a");
+    });
+    VipPlan local = VipPlanner.plan(sharing("d", "k", List.of("192.0.2.1"), List.of("TCP/8080"), "app=d"), List.of(p1),
+        List.of(), Map.of(), key);
+    assertThat(local.problems()).singleElement().satisfies(x -> assertThat(x.message()).contains("externalTrafficPolicy"));
+    // The same key with a fresh address when the key has none yet; another key's address is taken.
+    VipPlan fresh = VipPlanner.plan(sharing("e", "other", List.of(), List.of("TCP/80"), ""), List.of(p1), List.of(),
+        taken("192.0.2.1"), Map.of());
+    assertThat(fresh.toClaim()).containsExactly(new Holding(Ip.parse("192.0.2.2"), "ipgroup/p1"));
   }
 
   @Test
@@ -149,13 +212,13 @@ class VipPlannerTest {
   @Test
   void anAddressInTheStatusWhoseClaimWentMissingIsTakenBackUnlessSomeoneElseHoldsIt() {
     List<GroupInfo> groups = List.of(group("p1", "192.0.2.0/24", null));
-    ServiceRequest req = new ServiceRequest("ns", "a", null, null, null, null, V4, null, List.of("192.0.2.77"));
+    ServiceRequest req = new ServiceRequest("ns", "a", null, null, null, null, V4, null, List.of("192.0.2.77"), null, null);
     assertThat(VipPlanner.plan(req, groups, List.of(), Map.of()).toClaim())
         .containsExactly(new Holding(Ip.parse("192.0.2.77"), "ipgroup/p1"));
     VipPlan taken = VipPlanner.plan(req, groups, List.of(), taken("192.0.2.77"));
     assertThat(taken.ingress()).containsExactly(Ip.parse("192.0.2.1"));
     assertThat(taken.problems()).isEmpty();
-    ServiceRequest outside = new ServiceRequest("ns", "a", null, null, null, null, V4, null, List.of("203.0.113.5"));
+    ServiceRequest outside = new ServiceRequest("ns", "a", null, null, null, null, V4, null, List.of("203.0.113.5"), null, null);
     assertThat(VipPlanner.plan(outside, groups, List.of(), Map.of()).ingress()).containsExactly(Ip.parse("192.0.2.1"));
   }
 }
