@@ -40,10 +40,11 @@
 {{- end -}}
 
 {{- define "ipam.rules.vip" -}}
-# LoadBalancer Services: read them, keep the controller's finalizer on them.
+# LoadBalancer Services: read them, keep the controller's finalizer on them; delete: the clone
+# Service the old operator made for a VirtualIP, once that VirtualIP is migrated.
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, list, watch, update, patch]
+  verbs: [get, list, watch, update, patch, delete]
 # The allocated addresses go to status.loadBalancer.ingress.
 - apiGroups: [""]
   resources: [services/status]
@@ -51,19 +52,29 @@
 # IPGroups may admit Services by their namespace's labels.
 - apiGroups: [""]
   resources: [namespaces]
-  verbs: [get, list, watch]
+  verbs: [get]
 # Events on Services and IPGroups, in the namespaces they concern.
 - apiGroups: [""]
   resources: [events]
   verbs: [create, get, update, patch]
-# The cluster ledger: one IPClaim per address.
+# The cluster ledger: one IPClaim per address (shared addresses list their member Services).
 - apiGroups: [ipam.ipamoperators.org]
   resources: [ipclaims]
-  verbs: [get, list, watch, create, update, patch, delete, deletecollection]
+  verbs: [get, list, watch, create, update, patch, delete]
 - apiGroups: [paas.org]
   resources: [ipgroups]
   verbs: [get, list, watch]
 - apiGroups: [paas.org]
   resources: [ipgroups/status]
   verbs: [get, update, patch]
+# The old operator's objects: IP claims adopted at start, VirtualIPs migrated on request.
+- apiGroups: [paas.org]
+  resources: [ips]
+  verbs: [get, list, patch]
+- apiGroups: [paas.org]
+  resources: [virtualips]
+  verbs: [get, list, watch, update, patch]
+- apiGroups: [paas.org]
+  resources: [virtualips/status]
+  verbs: [get, update]
 {{- end -}}

@@ -53,13 +53,17 @@ class ManifestsTest {
           Map.entry("k8s.ovn.org/egressips", ALL_VERBS),
           Map.entry("config.openshift.io/infrastructures", READ)),
       "vip", Map.ofEntries(
-          Map.entry("/services", READ_WRITE),
+          Map.entry("/services", List.of("delete", "get", "list", "patch", "update", "watch")),
           Map.entry("/services/status", List.of("get", "patch", "update")),
-          Map.entry("/namespaces", READ),
+          Map.entry("/namespaces", List.of("get")),
           Map.entry("/events", List.of("create", "get", "patch", "update")),
-          Map.entry("ipam.ipamoperators.org/ipclaims", ALL_VERBS),
+          Map.entry("ipam.ipamoperators.org/ipclaims",
+              List.of("create", "delete", "get", "list", "patch", "update", "watch")),
           Map.entry("paas.org/ipgroups", READ),
-          Map.entry("paas.org/ipgroups/status", List.of("get", "patch", "update"))));
+          Map.entry("paas.org/ipgroups/status", List.of("get", "patch", "update")),
+          Map.entry("paas.org/ips", List.of("get", "list", "patch")),
+          Map.entry("paas.org/virtualips", READ_WRITE),
+          Map.entry("paas.org/virtualips/status", List.of("get", "update"))));
 
   static List<String> controllers() {
     return OperatorControllers.names();
