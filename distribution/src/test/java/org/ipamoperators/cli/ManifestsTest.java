@@ -82,9 +82,7 @@ class ManifestsTest {
         "namespace.yaml", "rbac.yaml", "service.yaml"));
     OperatorControllers.byName(controller).orElseThrow().crds()
         .forEach(crd -> expected.add("crds/" + CrdFiles.fileName(crd)));
-    if (controller.equals("egressip")) {
-      expected.add("monitoring/prometheusrule.yaml");
-    }
+    expected.add("monitoring/prometheusrule.yaml");
     assertThat(Manifests.files(controller)).extracting(p -> Manifests.dir(controller).relativize(p).toString())
         .containsExactlyInAnyOrderElementsOf(expected);
     for (HasMetadata o : all) {
@@ -245,6 +243,7 @@ class ManifestsTest {
   void theUtilizationAlertsKeepTheirNamesAndThresholdsAndNeverFireOnUnknownCapacity() {
     GenericKubernetesResource rule =
         (GenericKubernetesResource) Manifests.byKind(Manifests.objects("egressip"), "PrometheusRule");
+    assertThat(Manifests.objects("egressip")).filteredOn(o -> o.getKind().equals("PrometheusRule")).hasSize(1);
     assertThat(rule.getMetadata().getName()).isEqualTo("egressip-utilization");
     List<Map<String, Object>> groups = rule.get("spec", "groups");
     List<Map<String, Object>> rules = new ArrayList<>();
@@ -263,6 +262,20 @@ class ManifestsTest {
       assertThat(castMap(a.get("annotations"))).containsKeys("summary", "message");
       assertThat(castMap(a.get("annotations")).get("summary").toString()).contains("{{ $labels.node }}");
     }
+  }
+
+  @Test
+  void theVipAlertsWatchPoolsOfKnownSizeAndWaitingServices() {
+    List<HasMetadata> vip = Manifests.objects("vip");
+    assertThat(vip).filteredOn(o -> o.getKind().equals("PrometheusRule")).hasSize(1);
+    GenericKubernetesResource rule = (GenericKubernetesResource) Manifests.byKind(vip, "PrometheusRule");
+    List<Map<String, Object>> groups = rule.get("spec", "groups");
+    List<Map<String, Object>> rules = new ArrayList<>();
+    groups.forEach(g -> rules.addAll(castList(g.get("rules"))));
+    assertThat(normalize(alert(rules, "IPGroupNearlyExhausted").get("expr")))
+        .isEqualTo("ipam_vip_pool_used / (ipam_vip_pool_size > 0) > 0.9");
+    assertThat(normalize(alert(rules, "LoadBalancerServicesPending").get("expr")))
+        .isEqualTo("ipam_vip_services_pending > 0");
   }
 
   private static Map<String, Object> alert(List<Map<String, Object>> rules, String name) {
