@@ -320,13 +320,15 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
   /** Leaves ConfigMap, DaemonSet and router ids as they are; reports why on the group. */
   private UpdateControl<KeepalivedGroup> keepRunningConfig(KeepalivedGroup group, List<Condition> conditions,
       Long generation, String reason, String message) {
+    LOG.info("KeepalivedGroup {}: {}: {}", group.key(), reason, message);
     events.warning(group, reason, message);
     KeepalivedGroupStatus old = group.getStatus();
     List<Condition> c = Conditions.set(conditions, COND_READY, false, reason, message, generation);
     KeepalivedGroupStatus status = old == null
-        ? new KeepalivedGroupStatus(null, c, generation, null, null, null, null, null)
-        : new KeepalivedGroupStatus(old.routerIDs(), c, generation, old.services(), old.serviceCount(),
-            old.instanceCount(), old.nodeCount(), old.routerIDSpace());
+        ? new KeepalivedGroupStatus(Map.of(), c, generation, List.of(), 0, 0, 0, null)
+        : new KeepalivedGroupStatus(old.routerIDs() == null ? Map.of() : old.routerIDs(), c, generation,
+            old.services() == null ? List.of() : old.services(), old.serviceCount(), old.instanceCount(),
+            old.nodeCount(), old.routerIDSpace());
     return patchIfChanged(group, status);
   }
 

@@ -19,7 +19,7 @@ import java.util.Map;
  * checks the rest (condition {@code Ready=False}, reason {@code InvalidSpec}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(value = "has(self.__interface__) || has(self.interfaceFromIP)",
+@ValidationRule(value = "has(self.interface) || has(self.interfaceFromIP)",
     message = "set interface or interfaceFromIP")
 public record KeepalivedGroupSpec(
     @JsonPropertyDescription("keepalived image (with /usr/sbin/keepalived, and /usr/bin/curl for services with"

@@ -12,7 +12,8 @@ import java.util.Map;
  * is written), {@code RouterIDsExhausted} (some instances have no router id), {@code ServiceProblems} (some
  * attached services are not, or not fully, announced; each also has a Warning Event).
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
+// Empty maps and lists are left out (server-side apply then removes them), never sent as null.
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record KeepalivedGroupStatus(
     @JsonProperty("routerIDs") Map<String, Integer> routerIDs,
     List<Condition> conditions,
