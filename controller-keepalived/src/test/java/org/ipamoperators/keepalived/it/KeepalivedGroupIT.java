@@ -142,4 +142,170 @@ class KeepalivedGroupIT {
       assertThat(cluster.config("g1", "a")).doesNotContain("vrrp_instance");
     });
   }
+
+  @Test
+  void reReconcilingAnUnchangedGroupWritesNothing() {
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    cluster.externalIps("web", "g1", "192.0.2.10", "192.0.2.9");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.config("g1", "a")).contains("192.0.2.10"));
+    String config = cluster.config("g1", "a");
+    String cmVersion = client.configMaps().withName("g1").get().getMetadata().getResourceVersion();
+    String dsVersion = client.apps().daemonSets().withName("g1").get().getMetadata().getResourceVersion();
+    // A LoadBalancer without address yet: the group reconciles (its status counts it) but no instance, no id.
+    cluster.loadBalancer("pending", "g1", List.of());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.group("g1").getStatus().serviceCount()).isEqualTo(2));
+    awaitEvent("pending", "NoVIPYet", "no VIP");
+    assertThat(cluster.routerIds("g1")).containsOnlyKeys(cluster.ns + "/web");
+    assertThat(client.configMaps().withName("g1").get().getMetadata().getResourceVersion()).isEqualTo(cmVersion);
+    assertThat(client.apps().daemonSets().withName("g1").get().getMetadata().getResourceVersion())
+        .isEqualTo(dsVersion);
+    assertThat(cluster.config("g1", "a")).isEqualTo(config);
+    // Its address arrives: now it is announced.
+    cluster.setIngress("pending", List.of("192.0.2.30"));
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.30");
+      assertThat(cluster.routerIds("g1")).containsOnlyKeys(cluster.ns + "/web", cluster.ns + "/pending");
+    });
+  }
+
+  @Test
+  void exhaustedRouterIdsConcernOnlyTheServicesWithoutOne() {
+    cluster.node("a", "203.0.113.10");
+    KeepalivedCluster.SpecBuilder spec = KeepalivedCluster.spec(cluster.ns);
+    spec.blacklist = java.util.stream.IntStream.rangeClosed(1, 255).filter(i -> i != 250 && i != 251).boxed().toList();
+    cluster.group("g1", spec.build());
+    cluster.externalIps("a1", "g1", "192.0.2.1");
+    cluster.externalIps("a2", "g1", "192.0.2.2");
+    cluster.externalIps("a3", "g1", "192.0.2.3");
+    awaitEvent("a3", "RouterIDsExhausted", "no VRRP router id");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.routerIds("g1")).containsOnly(Map.entry(cluster.ns + "/a1", 250),
+          Map.entry(cluster.ns + "/a2", 251));
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.1", "192.0.2.2").doesNotContain("192.0.2.3");
+      assertThat(cluster.condition("g1", "RouterIDsExhausted")).isEqualTo("True");
+      assertThat(cluster.condition("g1", "ServiceProblems")).isEqualTo("True");
+      assertThat(cluster.condition("g1", "Ready")).isEqualTo("True");
+    });
+    assertThat(cluster.events("a1")).noneSatisfy(e -> assertThat(e.getType()).isEqualTo("Warning"));
+    // One leaves: the waiting service gets its id, the conditions clear.
+    client.services().withName("a1").delete();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.routerIds("g1")).containsOnly(Map.entry(cluster.ns + "/a2", 251),
+          Map.entry(cluster.ns + "/a3", 250));
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.3").doesNotContain("192.0.2.1\n");
+      assertThat(cluster.condition("g1", "RouterIDsExhausted")).isEqualTo("False");
+      assertThat(cluster.condition("g1", "ServiceProblems")).isEqualTo("False");
+    });
+  }
+
+  @Test
+  void twoGroupsOnOneNetworkNeverShareARouterId() {
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    cluster.group("g2", KeepalivedCluster.spec(cluster.ns).build());
+    KeepalivedCluster.SpecBuilder elsewhere = KeepalivedCluster.spec(cluster.ns);
+    elsewhere.space = "other-lan";
+    cluster.group("g3", elsewhere.build());
+    for (int i = 0; i < 6; i++) {
+      cluster.externalIps("one-" + i, "g1", "192.0.2." + (10 + i));
+      cluster.externalIps("two-" + i, "g2", "192.0.2." + (20 + i));
+    }
+    cluster.externalIps("three", "g3", "192.0.2.30");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.routerIds("g1")).hasSize(6);
+      assertThat(cluster.routerIds("g2")).hasSize(6);
+      assertThat(cluster.routerIds("g3")).hasSize(1);
+    });
+    java.util.Set<Integer> all = new java.util.HashSet<>(cluster.routerIds("g1").values());
+    all.addAll(cluster.routerIds("g2").values());
+    assertThat(all).hasSize(12);
+    // A group in a router-id space of its own (another network) counts from 1 again.
+    assertThat(cluster.routerIds("g3")).containsValue(1);
+    assertThat(all).contains(1);
+    assertThat(cluster.claims()).hasSize(13);
+  }
+
+  @Test
+  void badAnnotationsAreReportedOnTheServiceAndTheRestIsStillAnnounced() {
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    cluster.externalIps("noslash", "g1", "192.0.2.40");
+    cluster.annotate("noslash", KeepalivedAnnotations.GROUP, "g1");
+    cluster.externalIps("missing", cluster.ns + "/nosuchgroup", "192.0.2.41");
+    cluster.externalIps("badjson", "g1", "192.0.2.42");
+    cluster.annotate("badjson", KeepalivedAnnotations.VERBATIM_CONFIG, "{not json");
+    cluster.externalIps("managed", "g1", "192.0.2.43");
+    cluster.annotate("managed", KeepalivedAnnotations.VERBATIM_CONFIG,
+        "{\"virtual_router_id\": \"7\", \"track_src_ip\": \"\"}");
+    awaitEvent("noslash", "InvalidKeepalivedGroup", "<namespace>/<name>");
+    awaitEvent("missing", "KeepalivedGroupNotFound", "nosuchgroup");
+    awaitEvent("badjson", "InvalidServiceConfig", "not a JSON object");
+    awaitEvent("managed", "VerbatimConfigRefused", "virtual_router_id");
+    await().atMost(WAIT).untilAsserted(() -> {
+      String a = cluster.config("g1", "a");
+      assertThat(a).contains("192.0.2.42", "192.0.2.43", "track_src_ip").doesNotContain("192.0.2.40", "192.0.2.41");
+      assertThat(a.split("virtual_router_id", -1)).hasSize(3); // one per instance, the refused one not added
+    });
+  }
+
+  @Test
+  void groupEditsAreAppliedAndABadEditLeavesTheRunningConfiguration() {
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    cluster.externalIps("web", "g1", "192.0.2.10");
+    String web = cluster.ns + "/web";
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("advert_int 0.1");
+      assertThat(cluster.routerIds("g1")).containsKey(web);
+    });
+    int id = cluster.routerIds("g1").get(web);
+
+    // keepalived's own timing, and the id blacklisted: the service moves to another id, with an Event.
+    KeepalivedCluster.SpecBuilder slow = KeepalivedCluster.spec(cluster.ns);
+    slow.advert = "1s";
+    slow.blacklist = List.of(id);
+    cluster.editGroup("g1", s -> slow.build());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("advert_int 1\n");
+      assertThat(cluster.routerIds("g1").get(web)).isNotNull().isNotEqualTo(id);
+    });
+    awaitEvent("g1", "RouterIDMoved", web);
+    String good = cluster.config("g1", "a");
+
+    // A spec the controller refuses (a priority above the preferred nodes'): Ready=False, nothing rewritten.
+    cluster.editGroup("g1", s -> new org.ipamoperators.keepalived.api.KeepalivedGroupSpec(null, "eth0", null,
+        s.nodeSelector(), null, null, s.blacklistRouterIDs(), null, null, null, null, "1s", 250, 200, null, null, null,
+        null, null, null));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("g1", "Ready")).isEqualTo("False"));
+    awaitEvent("g1", "InvalidSpec", "ownerPriority");
+    assertThat(cluster.config("g1", "a")).isEqualTo(good);
+    cluster.editGroup("g1", s -> slow.build());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("g1", "Ready")).isEqualTo("True"));
+  }
+
+  @Test
+  void generatedObjectsAreRepairedAndTheGroupsDeletionReleasesItsIds() {
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    cluster.externalIps("web", "g1", "192.0.2.10");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.config("g1", "a")).contains("192.0.2.10"));
+    client.configMaps().withName("g1").delete();
+    client.apps().daemonSets().withName("g1").edit(d -> {
+      d.getSpec().getTemplate().getSpec().setHostNetwork(false);
+      return d;
+    });
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.10");
+      assertThat(client.apps().daemonSets().withName("g1").get().getSpec().getTemplate().getSpec().getHostNetwork())
+          .isTrue();
+    });
+    assertThat(cluster.claimsOf("g1")).hasSize(1);
+    client.resources(KeepalivedGroup.class).withName("g1").delete();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.group("g1")).isNull();
+      assertThat(cluster.claimsOf("g1")).isEmpty();
+    });
+    awaitEvent("web", "KeepalivedGroupNotFound", "g1");
+  }
 }
