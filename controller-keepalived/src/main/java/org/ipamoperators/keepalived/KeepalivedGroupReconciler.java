@@ -98,7 +98,7 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
       io.micrometer.core.instrument.MeterRegistry registry) {
     this.client = client;
     this.settings = settings;
-    this.routerIds = new RouterIds(new ClusterIdLedger(client));
+    this.routerIds = new RouterIds(new ClusterIdLedger(client), settings.routerIdGrace(), java.time.Clock.systemUTC());
     this.events = new EventRecorder(client, "keepalived-controller");
     this.metrics = new KeepalivedMetrics(registry);
   }
@@ -314,6 +314,12 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
         ids.exhausted().size(), assembly.model().instances().size(), vipCount, attached.size(), troubled.size(),
         groupNodes.size());
     UpdateControl<KeepalivedGroup> control = patchIfChanged(group, status);
+    if (ids.retiring()) {
+      // Back when the retired ids may be released (and taken by the instances waiting, if any).
+      Duration again = settings.routerIdGrace().plusSeconds(1);
+      return control.rescheduleAfter(ids.exhausted().isEmpty() ? again
+          : (again.compareTo(RETRY_EXHAUSTED) < 0 ? again : RETRY_EXHAUSTED));
+    }
     return ids.exhausted().isEmpty() ? control : control.rescheduleAfter(RETRY_EXHAUSTED);
   }
 

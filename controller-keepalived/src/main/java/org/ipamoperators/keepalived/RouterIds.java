@@ -20,17 +20,25 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
  * = instance key). The ledger is the truth: after a restart the ids are read back from it, never chosen anew; an id
  * is kept for as long as its instance exists and is not blacklisted. New keys get the id keepalived-operator's
  * status recorded for them when it is free (so a migrated group keeps its ids), else the lowest free one.
+ *
+ * <p>An id whose instance is gone is retired, not released, for a grace period (reference scenario 7): until every
+ * node has loaded a configuration without it, some may still run the old instance with it, and a new instance with
+ * that id elsewhere would mix with it. If the instance comes back within the grace, it gets its id back.
  */
 final class RouterIds {
   static final String CONTROLLER = "keepalived";
 
   /** The outcome: the ids by key, keys without one (none free), and moves to report. */
-  record Result(SortedMap<String, Integer> ids, SortedSet<String> exhausted, List<String> moved) {}
+  record Result(SortedMap<String, Integer> ids, SortedSet<String> exhausted, List<String> moved, boolean retiring) {}
 
   private final ClusterIdLedger ledger;
+  private final java.time.Duration grace;
+  private final java.time.Clock clock;
 
-  RouterIds(ClusterIdLedger ledger) {
+  RouterIds(ClusterIdLedger ledger, java.time.Duration grace, java.time.Clock clock) {
     this.ledger = ledger;
+    this.grace = grace;
+    this.clock = clock;
   }
 
   static ClaimOwner owner(String namespace, String name, String uid) {
@@ -53,6 +61,7 @@ final class RouterIds {
     SortedMap<String, Integer> ids = new TreeMap<>();
     List<String> moved = new ArrayList<>();
     Set<Integer> taken = new HashSet<>();
+    boolean retiring = false;
     for (IDClaim c : all) {
       int id = c.getSpec().id();
       if (!owner.sameAs(c.getSpec().owner())) {
@@ -60,7 +69,25 @@ final class RouterIds {
         continue;
       }
       String key = c.getSpec().purpose();
-      if (!wanted.contains(key) || ids.containsKey(key)) {
+      java.util.Optional<java.time.Instant> retired = ClusterIdLedger.retiredAt(c);
+      if (retired.isPresent()) {
+        if (wanted.contains(key) && !ids.containsKey(key) && !blacklist.contains(id)
+            && ledger.retire(space, id, owner, null)) {
+          ids.put(key, id); // back within the grace: same id
+          taken.add(id);
+        } else if (!retired.get().plus(grace).isAfter(clock.instant())) {
+          ledger.release(space, id, owner);
+        } else {
+          taken.add(id);
+          retiring = true;
+        }
+        continue;
+      }
+      if (!wanted.contains(key) && !grace.isZero()) {
+        ledger.retire(space, id, owner, clock.instant());
+        taken.add(id);
+        retiring = true;
+      } else if (!wanted.contains(key) || ids.containsKey(key)) {
         // Gone, or a second id for one key (two replicas raced for it): only one is kept.
         ledger.release(space, id, owner);
       } else if (blacklist.contains(id)) {
@@ -93,7 +120,7 @@ final class RouterIds {
         exhausted.add(key);
       }
     }
-    return new Result(ids, exhausted, moved);
+    return new Result(ids, exhausted, moved, retiring);
   }
 
   /** Releases every id the owner holds, in any space. */

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -36,7 +37,9 @@ import org.ipamoperators.testsupport.kube.KubeApiServer;
  */
 final class KeepalivedCluster implements AutoCloseable {
   static final Set<String> SEEN_CONFIGS = Collections.synchronizedSet(new TreeSet<>());
-  static final KeepalivedSettings SETTINGS = new KeepalivedSettings("test/keepalived:1", "test/ipam:1");
+  /** Router ids released at once, unless a test starts an operator with a grace of its own. */
+  static final KeepalivedSettings SETTINGS = new KeepalivedSettings("test/keepalived:1", "test/ipam:1",
+      Duration.ZERO);
 
   final KubernetesClient client;
   final String ns;
@@ -48,9 +51,13 @@ final class KeepalivedCluster implements AutoCloseable {
   }
 
   static Operator startOperator(KubeApiServer server) {
+    return startOperator(server, SETTINGS);
+  }
+
+  static Operator startOperator(KubeApiServer server, KeepalivedSettings settings) {
     KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
-    KeepalivedControllers.register(op, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), SETTINGS);
+    KeepalivedControllers.register(op, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), settings);
     op.start();
     return op;
   }

@@ -214,4 +214,37 @@ class KeepalivedGroupLifecycleIT {
       assertThat(cluster.config("g1", "a")).doesNotContain("203.0.113.12");
     });
   }
+
+  @Test
+  void aReleasedRouterIdWaitsOutItsGraceAndComesBackToItsService() {
+    operator.stop();
+    operator = KeepalivedCluster.startOperator(server,
+        new org.ipamoperators.keepalived.KeepalivedSettings("test/keepalived:1", "test/ipam:1", Duration.ofSeconds(4)));
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    String s1 = cluster.ns + "/s1";
+    String s2 = cluster.ns + "/s2";
+    cluster.externalIps("s1", "g1", "192.0.2.10");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.routerIds("g1")).containsKey(s1));
+    int id = cluster.routerIds("g1").get(s1);
+
+    // s1 leaves: its id is retired, not free; a newcomer gets another one.
+    client.services().withName("s1").delete();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claimsOf("g1")).singleElement().satisfies(c ->
+        assertThat(c.getMetadata().getLabels()).containsKey(
+            org.ipamoperators.controller.common.ids.ClusterIdLedger.LABEL_RETIRED_AT)));
+    cluster.externalIps("s2", "g1", "192.0.2.20");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.routerIds("g1")).containsOnlyKeys(s2));
+    assertThat(cluster.routerIds("g1").get(s2)).isNotEqualTo(id);
+    // s1 is back within the grace: it gets its id again.
+    cluster.externalIps("s1", "g1", "192.0.2.10");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.routerIds("g1")).containsEntry(s1, id));
+    assertThat(cluster.claimsOf("g1")).allSatisfy(c -> assertThat(c.getMetadata().getLabels()).doesNotContainKey(
+        org.ipamoperators.controller.common.ids.ClusterIdLedger.LABEL_RETIRED_AT));
+
+    // Gone for good: after the grace the id is released.
+    client.services().withName("s1").delete();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claimsOf("g1"))
+        .extracting(c -> c.getSpec().purpose()).containsExactly(s2));
+  }
 }

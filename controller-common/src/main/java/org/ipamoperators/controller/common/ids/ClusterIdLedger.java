@@ -27,6 +27,12 @@ public final class ClusterIdLedger {
   public static final String LABEL_SPACE = "ipam.ipamoperators.org/id-space";
   /** The owner's {@code kind.namespace.name} as a label value, to find an owner's claims in every space. */
   public static final String LABEL_OWNER = "ipam.ipamoperators.org/owner";
+  /**
+   * Set (epoch seconds) on a claim its owner no longer uses but does not give up yet: the number stays taken for a
+   * grace period, so it is not handed to a new user while old users may still act on it (for example nodes that
+   * have not yet loaded a configuration without it).
+   */
+  public static final String LABEL_RETIRED_AT = "ipam.ipamoperators.org/retired-at";
 
   private final KubernetesClient client;
 
@@ -125,6 +131,43 @@ public final class ClusterIdLedger {
       }
       throw e;
     }
+  }
+
+  /**
+   * Marks the owner's claim on {@code id} retired at {@code at} (or in use again with {@code at == null}). Guarded by
+   * the claim's resourceVersion: false if the owner does not hold it or it changed meanwhile.
+   */
+  public boolean retire(IdSpace space, int id, ClaimOwner owner, java.time.Instant at) {
+    IDClaim existing = claims().withName(space.claimName(id)).get();
+    if (existing == null || existing.getSpec() == null || !existing.getSpec().owner().sameAs(owner)) {
+      return false;
+    }
+    Map<String, String> labels = new TreeMap<>(existing.getMetadata().getLabels() == null ? Map.of()
+        : existing.getMetadata().getLabels());
+    if (at == null) {
+      labels.remove(LABEL_RETIRED_AT);
+    } else {
+      labels.put(LABEL_RETIRED_AT, Long.toString(at.getEpochSecond()));
+    }
+    existing.getMetadata().setLabels(labels);
+    try {
+      claims().resource(existing).update(); // carries the resourceVersion read above
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409 || e.getCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  /** When the claim was retired, if it is. */
+  public static Optional<java.time.Instant> retiredAt(IDClaim claim) {
+    String v = claim.getMetadata().getLabels() == null ? null : claim.getMetadata().getLabels().get(LABEL_RETIRED_AT);
+    if (v == null || !v.matches("[0-9]{1,19}")) {
+      return Optional.empty();
+    }
+    return Optional.of(java.time.Instant.ofEpochSecond(Long.parseLong(v)));
   }
 
   /** The claim on number {@code id} of {@code space}, if any. */
