@@ -16,5 +16,6 @@ public final class KeepalivedControllers {
       KeepalivedSettings settings) {
     operator.register(new KeepalivedGroupReconciler(client, settings, registry));
     operator.register(new ServiceAttachmentReconciler(client));
+    operator.register(new OrphanRouterIdReconciler(client));
   }
 }

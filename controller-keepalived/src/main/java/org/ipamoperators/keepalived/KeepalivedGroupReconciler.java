@@ -285,11 +285,21 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
       events.normal(group, "ConfigNotice", n.toString());
     }
 
-    applyConfigMap(group, configs);
-    apply(GroupObjects.daemonSet(group, settings));
-    boolean podMonitor = podMonitorServed();
-    if (podMonitor) {
-      applyPodMonitor(group);
+    boolean podMonitor;
+    try {
+      applyConfigMap(group, configs);
+      apply(GroupObjects.daemonSet(group, settings));
+      podMonitor = podMonitorServed();
+      if (podMonitor) {
+        applyPodMonitor(group);
+      }
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 422 && e.getCode() != 403 && e.getCode() != 413) {
+        throw e; // transient: retried
+      }
+      // Refused for good (too large a ConfigMap, an invalid field, no permission): say so, retry later.
+      return keepRunningConfig(group, conditions, generation, "ApplyFailed", "the API server refused an object of"
+          + " the group (" + e.getCode() + "): " + e.getMessage()).rescheduleAfter(RETRY_EXHAUSTED);
     }
 
     long vipCount = assembly.model().instances().stream().mapToLong(i -> i.vips().size()).sum();

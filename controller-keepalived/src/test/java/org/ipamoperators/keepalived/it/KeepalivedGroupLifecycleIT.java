@@ -247,4 +247,18 @@ class KeepalivedGroupLifecycleIT {
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claimsOf("g1"))
         .extracting(c -> c.getSpec().purpose()).containsExactly(s2));
   }
+
+  @Test
+  void routerIdsOfAGroupThatVanishedWithoutItsFinalizerAreReleased() {
+    var ledger = new org.ipamoperators.controller.common.ids.ClusterIdLedger(client);
+    var space = org.ipamoperators.controller.common.ids.IdSpace.vrrpRouterIds("default");
+    var gone = new org.ipamoperators.controller.common.ledger.ClaimOwner("keepalived", "KeepalivedGroup", cluster.ns,
+        "gone", "uid-1");
+    var foreign = new org.ipamoperators.controller.common.ledger.ClaimOwner("someone-else", "KeepalivedGroup",
+        cluster.ns, "gone", "uid-2");
+    assertThat(ledger.claim(space, 77, cluster.ns + "/web", gone).ours()).isTrue();
+    assertThat(ledger.claim(space, 78, cluster.ns + "/web", foreign).ours()).isTrue();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(ledger.get(space, 77)).isEmpty());
+    assertThat(ledger.get(space, 78)).isPresent();
+  }
 }
