@@ -13,7 +13,7 @@ import org.ipamoperators.testsupport.netns.NetworkNamespace;
  * that the interfaces of the instances exist, so the namespace gets each interface a configuration names (a veth
  * end; the other end sits in a second namespace) before checking it.
  */
-final class ConfigCheckNode implements AutoCloseable {
+public final class ConfigCheckNode implements AutoCloseable {
 
   private final Keepalived keepalived = Keepalived.locate();
   private final NetworkLab lab;
@@ -21,7 +21,7 @@ final class ConfigCheckNode implements AutoCloseable {
   private final NetworkNamespace peer;
   private final Set<String> interfaces = new HashSet<>();
 
-  ConfigCheckNode() {
+  public ConfigCheckNode() {
     NetnsExtension.requireNetworkNamespaces();
     lab = NetworkLab.create();
     try {
@@ -34,7 +34,7 @@ final class ConfigCheckNode implements AutoCloseable {
   }
 
   /** keepalived's verdict on {@code config}, in a namespace that has the interfaces it names. */
-  synchronized ConfigCheck check(String config) {
+  public synchronized ConfigCheck check(String config) {
     for (String name : RenderedConfigs.interfaces(config)) {
       if (interfaces.add(name)) {
         lab.veth(node, name, peer, "p" + interfaces.size());

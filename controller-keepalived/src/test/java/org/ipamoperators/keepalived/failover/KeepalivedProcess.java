@@ -20,7 +20,7 @@ import org.ipamoperators.testsupport.netns.NetworkNamespace;
  * parent would make the child shut down gracefully and send a priority-0 advert, which is not a crash) and then
  * the parent, which is started with {@code --dont-respawn}. If the JVM dies, {@link OrphanGuard} stops it.
  */
-final class KeepalivedProcess implements AutoCloseable {
+public final class KeepalivedProcess implements AutoCloseable {
 
   private final String name;
   private final Process process;
@@ -35,7 +35,7 @@ final class KeepalivedProcess implements AutoCloseable {
   }
 
   /** Writes {@code config} to {@code workDir/<name>.conf} and starts keepalived on it inside {@code namespace}. */
-  static KeepalivedProcess start(NetworkNamespace namespace, Path workDir, String name, String config) {
+  public static KeepalivedProcess start(NetworkNamespace namespace, Path workDir, String name, String config) {
     TestBinaries binaries = TestBinaries.fromEnvironment();
     try {
       Files.createDirectories(workDir);
@@ -68,7 +68,7 @@ final class KeepalivedProcess implements AutoCloseable {
     return log;
   }
 
-  boolean isAlive() {
+  public boolean isAlive() {
     return process.isAlive();
   }
 
@@ -86,7 +86,7 @@ final class KeepalivedProcess implements AutoCloseable {
   }
 
   /** Waits until the VRRP child runs. */
-  void awaitRunning(Duration timeout) {
+  public void awaitRunning(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
@@ -139,7 +139,7 @@ final class KeepalivedProcess implements AutoCloseable {
     });
   }
 
-  String logText() {
+  public String logText() {
     try {
       return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "(no log)";
     } catch (IOException e) {

@@ -1,0 +1,142 @@
+package org.ipamoperators.keepalived;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
+import org.ipamoperators.keepalived.api.KeepalivedGroup;
+import org.ipamoperators.keepalived.api.KeepalivedGroupSpec;
+
+/**
+ * The objects a group owns, all named after it in its namespace, labelled {@code keepalivedGroup=<name>} and
+ * controlled by it (garbage-collected with it):
+ *
+ * <ul>
+ *   <li>ConfigMap: one key per node, the node's keepalived.conf.
+ *   <li>DaemonSet: host network, every taint tolerated, the group's nodeSelector. An init container
+ *       ({@code config-setup}) copies the node's configuration to a pod-local file (resolving
+ *       {@code interfaceFromIP}); {@code keepalived} runs with NET_ADMIN, NET_BROADCAST and NET_RAW; the
+ *       {@code config-reloader} checks each new configuration with {@code keepalived --config-test} and sends
+ *       SIGHUP only on a real change. The configuration is not part of the pod template: a change never restarts
+ *       the pods.
+ *   <li>PodMonitor (when the monitoring.coreos.com API is served): scrapes the pods' {@code metrics} port.
+ * </ul>
+ */
+final class GroupObjects {
+  static final String CONFIG_SOURCE_DIR = "/etc/keepalived/nodes";
+  static final String CONFIG_FILE = "/run/keepalived/config/keepalived.conf";
+  static final String PID_FILE = "/run/keepalived/pid/keepalived.pid";
+  static final int METRICS_PORT = 9650;
+
+  private GroupObjects() {}
+
+  static OwnerReference owner(KeepalivedGroup g) {
+    return new OwnerReferenceBuilder().withApiVersion(g.getApiVersion()).withKind(g.getKind())
+        .withName(g.getMetadata().getName()).withUid(g.getMetadata().getUid()).withController(true)
+        .withBlockOwnerDeletion(true).build();
+  }
+
+  static Map<String, String> labels(KeepalivedGroup g) {
+    return Map.of(KeepalivedAnnotations.GROUP_LABEL, g.getMetadata().getName());
+  }
+
+  static ConfigMap configMap(KeepalivedGroup g, SortedMap<String, String> configByNode) {
+    return new ConfigMapBuilder().withNewMetadata().withName(g.getMetadata().getName())
+        .withNamespace(g.getMetadata().getNamespace()).withLabels(labels(g)).withOwnerReferences(owner(g))
+        .endMetadata().withData(new TreeMap<>(configByNode)).build();
+  }
+
+  static DaemonSet daemonSet(KeepalivedGroup g, KeepalivedSettings settings) {
+    KeepalivedGroupSpec spec = g.getSpec();
+    String name = g.getMetadata().getName();
+    String image = spec.image() == null || spec.image().isBlank() ? settings.keepalivedImage() : spec.image().trim();
+    List<String> reloaderArgs = new ArrayList<>(List.of("keepalived-reloader",
+        "--source=" + CONFIG_SOURCE_DIR + "/$(NODE_NAME)", "--target=" + CONFIG_FILE));
+    if (spec.interfaceFromIP() != null) {
+      reloaderArgs.add("--interface-from-ip=" + spec.interfaceFromIP().trim());
+      reloaderArgs.add("--interface-placeholder=" + GroupSpecs.INTERFACE_PLACEHOLDER);
+    }
+    List<String> setupArgs = new ArrayList<>(reloaderArgs);
+    setupArgs.add("--once");
+    List<String> watchArgs = new ArrayList<>(reloaderArgs);
+    watchArgs.add("--pid-file=" + PID_FILE);
+    watchArgs.add("--metrics-port=" + METRICS_PORT);
+
+    EnvVar nodeName = new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef()
+        .withFieldPath("spec.nodeName").endFieldRef().endValueFrom().build();
+    VolumeMount source = new VolumeMountBuilder().withName("nodes").withMountPath(CONFIG_SOURCE_DIR)
+        .withReadOnly(true).build();
+    VolumeMount config = new VolumeMountBuilder().withName("config").withMountPath("/run/keepalived/config").build();
+    VolumeMount pid = new VolumeMountBuilder().withName("pid").withMountPath("/run/keepalived/pid").build();
+
+    Container setup = new ContainerBuilder().withName("config-setup").withImage(settings.reloaderImage())
+        .withCommand("ipam").withArgs(setupArgs).withEnv(nodeName).withVolumeMounts(source, config)
+        .withNewSecurityContext().withRunAsUser(0L).endSecurityContext().build();
+    Container keepalived = new ContainerBuilder().withName("keepalived").withImage(image)
+        .withCommand("/usr/sbin/keepalived")
+        .withArgs("--dont-fork", "--log-console", "--log-detail", "--use-file=" + CONFIG_FILE, "--pid=" + PID_FILE,
+            "--vrrp_pid=/run/keepalived/pid/vrrp.pid", "--checkers_pid=/run/keepalived/pid/checkers.pid")
+        .withVolumeMounts(config, pid)
+        .withNewSecurityContext().withRunAsUser(0L).withNewCapabilities()
+        .withAdd("NET_ADMIN", "NET_BROADCAST", "NET_RAW").endCapabilities().endSecurityContext().build();
+    Container reloader = new ContainerBuilder().withName("config-reloader").withImage(settings.reloaderImage())
+        .withCommand("ipam").withArgs(watchArgs).withEnv(nodeName).withVolumeMounts(source, config, pid)
+        .addNewPort().withName("metrics").withContainerPort(METRICS_PORT).withProtocol("TCP").endPort()
+        .withNewSecurityContext().withRunAsUser(0L).withNewCapabilities().withAdd("KILL").endCapabilities()
+        .endSecurityContext().build();
+
+    Map<String, String> podAnnotations = spec.daemonsetPodAnnotations() == null ? Map.of()
+        : new TreeMap<>(spec.daemonsetPodAnnotations());
+    Map<String, String> nodeSelector = spec.nodeSelector() == null ? Map.of() : new TreeMap<>(spec.nodeSelector());
+    return new DaemonSetBuilder().withNewMetadata().withName(name).withNamespace(g.getMetadata().getNamespace())
+        .withLabels(labels(g)).withOwnerReferences(owner(g)).endMetadata()
+        .withNewSpec()
+        .withNewSelector().withMatchLabels(labels(g)).endSelector()
+        .withNewTemplate()
+        .withNewMetadata().withLabels(labels(g)).withAnnotations(podAnnotations.isEmpty() ? null : podAnnotations)
+        .endMetadata()
+        .withNewSpec()
+        .withHostNetwork(true).withDnsPolicy("ClusterFirstWithHostNet").withShareProcessNamespace(true)
+        .withAutomountServiceAccountToken(false).withEnableServiceLinks(false)
+        .withTerminationGracePeriodSeconds(5L)
+        .withPriorityClassName(spec.daemonsetPodPriorityClassName())
+        .withNodeSelector(nodeSelector.isEmpty() ? null : nodeSelector)
+        .addNewToleration().withOperator("Exists").endToleration()
+        .withInitContainers(setup).withContainers(keepalived, reloader)
+        .addNewVolume().withName("nodes").withNewConfigMap().withName(name).endConfigMap().endVolume()
+        .addNewVolume().withName("config").withNewEmptyDir().endEmptyDir().endVolume()
+        .addNewVolume().withName("pid").withNewEmptyDir().withMedium("Memory").endEmptyDir().endVolume()
+        .endSpec()
+        .endTemplate()
+        .endSpec().build();
+  }
+
+  static GenericKubernetesResource podMonitor(KeepalivedGroup g) {
+    GenericKubernetesResource pm = new GenericKubernetesResource();
+    pm.setApiVersion("monitoring.coreos.com/v1");
+    pm.setKind("PodMonitor");
+    Map<String, String> labels = new TreeMap<>(labels(g));
+    labels.put("metrics", "keepalived");
+    pm.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(g.getMetadata().getName())
+        .withNamespace(g.getMetadata().getNamespace()).withLabels(labels).withOwnerReferences(owner(g)).build());
+    pm.setAdditionalProperty("spec", Map.of(
+        "selector", Map.of("matchLabels", labels(g)),
+        "podMetricsEndpoints", List.of(Map.of("port", "metrics", "path", "/metrics"))));
+    return pm;
+  }
+}

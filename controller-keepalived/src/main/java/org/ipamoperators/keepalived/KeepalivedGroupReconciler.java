@@ -1,0 +1,452 @@
+package org.ipamoperators.keepalived;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.FieldSelector;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.ipamoperators.controller.common.ids.ClusterIdLedger;
+import org.ipamoperators.controller.common.ids.IDClaim;
+import org.ipamoperators.controller.common.ids.IdSpace;
+import org.ipamoperators.controller.common.kube.Conditions;
+import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.controller.common.kube.LabelSelectors;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
+import org.ipamoperators.keepalived.api.KeepalivedGroup;
+import org.ipamoperators.keepalived.api.KeepalivedGroupSpec;
+import org.ipamoperators.keepalived.api.KeepalivedGroupStatus;
+import org.ipamoperators.keepalived.config.GroupSettings;
+import org.ipamoperators.keepalived.config.InstancePlan;
+import org.ipamoperators.keepalived.config.InstancePlanner;
+import org.ipamoperators.keepalived.config.KeepalivedConfigRenderer;
+import org.ipamoperators.keepalived.config.KeepalivedNode;
+import org.ipamoperators.keepalived.config.Notice;
+import org.ipamoperators.keepalived.config.Problem;
+import org.ipamoperators.keepalived.config.RenderedConfig;
+import org.ipamoperators.keepalived.config.ServiceRef;
+import org.ipamoperators.keepalived.config.ServiceVips;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reconciles a KeepalivedGroup: reads the Services pointing to it, its nodes and its password, plans the VRRP
+ * instances (pure: {@link InstancePlanner}), keeps their router ids in the shared ledger ({@link RouterIds}),
+ * renders every node's keepalived.conf (pure: {@link KeepalivedConfigRenderer}) into the group's ConfigMap and
+ * applies the DaemonSet (and PodMonitor when that API is served). Same input, same bytes: nothing is written when
+ * nothing changed. A problem of one service is a Warning Event on that Service and a condition on the group; every
+ * other service is still announced. A bad spec or a missing password leaves the running configuration as it is.
+ */
+@ControllerConfiguration(name = "keepalivedgroups", finalizerName = KeepalivedAnnotations.FINALIZER,
+    maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
+public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, Cleaner<KeepalivedGroup> {
+  static final String FIELD_MANAGER = "ipam-keepalived";
+  static final String PODMONITOR_CRD = "podmonitors.monitoring.coreos.com";
+  private static final Logger LOG = LoggerFactory.getLogger(KeepalivedGroupReconciler.class);
+  private static final Duration RETRY_EXHAUSTED = Duration.ofSeconds(60);
+  private static final int LISTED_IN_MESSAGES = 10;
+
+  private final KubernetesClient client;
+  private final KeepalivedSettings settings;
+  private final RouterIds routerIds;
+  private final EventRecorder events;
+  private final KeepalivedMetrics metrics;
+
+  private InformerEventSource<Service, KeepalivedGroup> services;
+  private InformerEventSource<Node, KeepalivedGroup> nodes;
+  private InformerEventSource<Secret, KeepalivedGroup> secrets;
+  private InformerEventSource<Namespace, KeepalivedGroup> namespaces;
+  private InformerEventSource<ConfigMap, KeepalivedGroup> configMaps;
+
+  public KeepalivedGroupReconciler(KubernetesClient client, KeepalivedSettings settings,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    this.client = client;
+    this.settings = settings;
+    this.routerIds = new RouterIds(new ClusterIdLedger(client), settings.routerIdGrace(), java.time.Clock.systemUTC());
+    this.events = new EventRecorder(client, "keepalived-controller");
+    this.metrics = new KeepalivedMetrics(registry);
+  }
+
+  @Override
+  public List<EventSource<?, KeepalivedGroup>> prepareEventSources(EventSourceContext<KeepalivedGroup> context) {
+    // A Service event concerns the group its annotation names and every group that announced it before (the
+    // annotation may have changed or gone).
+    services = new InformerEventSource<>(InformerEventSourceConfiguration.from(Service.class, KeepalivedGroup.class)
+        .withSecondaryToPrimaryMapper(s -> groupsOf(s, context)).build(), context);
+    nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, KeepalivedGroup.class)
+        .withOnUpdateFilter(GroupNodes::relevantChange)
+        .withSecondaryToPrimaryMapper(n -> all(context)).build(), context);
+    secrets = new InformerEventSource<>(InformerEventSourceConfiguration.from(Secret.class, KeepalivedGroup.class)
+        .withSecondaryToPrimaryMapper(s -> groups(context, g -> g.getSpec() != null && g.getSpec().passwordAuth() != null
+            && g.getMetadata().getNamespace().equals(s.getMetadata().getNamespace())
+            && s.getMetadata().getName().equals(g.getSpec().passwordAuth().secretRef().name()))).build(), context);
+    namespaces = new InformerEventSource<>(InformerEventSourceConfiguration.from(Namespace.class, KeepalivedGroup.class)
+        .withOnUpdateFilter((n, o) -> !Objects.equals(n.getMetadata().getLabels(), o.getMetadata().getLabels()))
+        .withSecondaryToPrimaryMapper(n -> groups(context, g -> g.getSpec() != null
+            && g.getSpec().namespaceSelector() != null)).build(), context);
+    // Owned objects: an edit or deletion by hand is repaired at once.
+    configMaps = new InformerEventSource<>(InformerEventSourceConfiguration.from(ConfigMap.class, KeepalivedGroup.class)
+        .withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
+        .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(KeepalivedGroup.class)).build(), context);
+    InformerEventSource<DaemonSet, KeepalivedGroup> daemonSets = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(DaemonSet.class, KeepalivedGroup.class)
+            .withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
+            .withOnUpdateFilter((n, o) -> !Objects.equals(n.getSpec(), o.getSpec())
+                || !Objects.equals(n.getMetadata().getLabels(), o.getMetadata().getLabels()))
+            .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(KeepalivedGroup.class)).build(), context);
+    // The PodMonitor API appearing (or going) is noticed at once, not only at start.
+    InformerEventSource<CustomResourceDefinition, KeepalivedGroup> crds = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(CustomResourceDefinition.class, KeepalivedGroup.class)
+            .withFieldSelector(new FieldSelector(new FieldSelector.Field("metadata.name", PODMONITOR_CRD)))
+            .withSecondaryToPrimaryMapper(c -> all(context)).build(), context);
+    // A router id claim deleted by hand is re-claimed by its group; an id released may serve exhausted groups.
+    InformerEventSource<IDClaim, KeepalivedGroup> claims = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(IDClaim.class, KeepalivedGroup.class)
+            .withOnAddFilter(c -> false).withOnUpdateFilter((n, o) -> false)
+            .withSecondaryToPrimaryMapper(c -> {
+              Set<ResourceID> ids = new HashSet<>(groups(context, g -> "True".equals(condition(g, COND_EXHAUSTED))));
+              ClaimOwner o = c.getSpec() == null ? null : c.getSpec().owner();
+              if (o != null && RouterIds.CONTROLLER.equals(o.controller()) && o.namespace() != null) {
+                ids.add(new ResourceID(o.name(), o.namespace()));
+              }
+              return ids;
+            }).build(), context);
+    return List.of(services, nodes, secrets, namespaces, configMaps, daemonSets, crds, claims);
+  }
+
+  static final String COND_READY = "Ready";
+  static final String COND_EXHAUSTED = "RouterIDsExhausted";
+  static final String COND_SERVICE_PROBLEMS = "ServiceProblems";
+
+  private static Set<ResourceID> all(EventSourceContext<KeepalivedGroup> context) {
+    return groups(context, g -> true);
+  }
+
+  private static Set<ResourceID> groups(EventSourceContext<KeepalivedGroup> context,
+      java.util.function.Predicate<KeepalivedGroup> which) {
+    return context.getPrimaryCache().list(which).map(ResourceID::fromResource).collect(Collectors.toSet());
+  }
+
+  private static Set<ResourceID> groupsOf(Service s, EventSourceContext<KeepalivedGroup> context) {
+    Set<ResourceID> ids = new HashSet<>();
+    AttachedService.groupKey(s).ifPresent(k -> {
+      int slash = k.indexOf('/');
+      ids.add(new ResourceID(k.substring(slash + 1), k.substring(0, slash)));
+    });
+    String key = AttachedService.key(s);
+    ids.addAll(groups(context, g -> g.getStatus() != null && g.getStatus().services() != null
+        && g.getStatus().services().contains(key)));
+    return ids;
+  }
+
+  static String condition(KeepalivedGroup g, String type) {
+    if (g.getStatus() == null || g.getStatus().conditions() == null) {
+      return null;
+    }
+    return g.getStatus().conditions().stream().filter(c -> type.equals(c.getType())).map(Condition::getStatus)
+        .findFirst().orElse(null);
+  }
+
+  @Override
+  public UpdateControl<KeepalivedGroup> reconcile(KeepalivedGroup group, Context<KeepalivedGroup> context) {
+    KeepalivedGroupSpec spec = group.getSpec();
+    KeepalivedGroupStatus old = group.getStatus();
+    Long generation = group.getMetadata().getGeneration();
+    List<Condition> conditions = old == null ? null : old.conditions();
+
+    Optional<String> password = Optional.empty();
+    if (spec != null && spec.passwordAuth() != null) {
+      Optional<String> problem = Optional.empty();
+      String secretName = spec.passwordAuth().secretRef() == null ? null : spec.passwordAuth().secretRef().name();
+      Secret secret = secretName == null ? null
+          : secrets.get(new ResourceID(secretName, group.getMetadata().getNamespace())).orElse(null);
+      String key = spec.passwordAuth().keyOrDefault();
+      if (secret == null) {
+        problem = Optional.of("Secret " + secretName + " of passwordAuth does not exist");
+      } else {
+        password = secretValue(secret, key);
+        if (password.isEmpty()) {
+          problem = Optional.of("Secret " + secretName + " has no key '" + key + "'");
+        }
+      }
+      if (problem.isPresent()) {
+        return keepRunningConfig(group, conditions, generation, "PasswordUnavailable",
+            problem.get() + ": the configuration in use is left as it is");
+      }
+    }
+    GroupSettings groupSettings;
+    try {
+      groupSettings = GroupSpecs.settings(group, password);
+    } catch (IllegalArgumentException e) {
+      return keepRunningConfig(group, conditions, generation, "InvalidSpec", e.getMessage());
+    }
+
+    // Nodes and services.
+    boolean fromIp = spec.interfaceFromIP() != null;
+    List<KeepalivedNode> groupNodes = nodes.list(n -> GroupNodes.selected(n, spec.nodeSelector()))
+        .map(n -> GroupNodes.toKeepalived(n, fromIp)).sorted(java.util.Comparator.comparing(KeepalivedNode::name))
+        .toList();
+    Map<ServiceRef, Service> attached = new TreeMap<>();
+    List<ServiceVips> vips = new ArrayList<>();
+    Set<String> troubled = new TreeSet<>();
+    Set<String> keys = new TreeSet<>();
+    String groupKey = group.key();
+    for (Service s : services.list(s -> AttachedService.groupKey(s).filter(groupKey::equals).isPresent()
+        && AttachedService.eligible(s) && s.getMetadata().getDeletionTimestamp() == null).toList()) {
+      String sk = AttachedService.key(s);
+      if (!namespaceAllowed(spec, s.getMetadata().getNamespace())) {
+        events.warning(s, "NamespaceNotAllowed", "Namespace " + s.getMetadata().getNamespace()
+            + " may not attach VIPs to KeepalivedGroup " + groupKey + " (its namespaceSelector does not match):"
+            + " the VIPs are not announced");
+        troubled.add(sk);
+        continue;
+      }
+      AttachedService a = AttachedService.read(s);
+      for (String p : a.problems()) {
+        events.warning(s, "InvalidServiceConfig", p);
+        troubled.add(sk);
+      }
+      attached.put(a.vips().service(), s);
+      vips.add(a.vips());
+      keys.add(sk);
+    }
+
+    InstancePlan plan = InstancePlanner.plan(groupSettings, vips, groupNodes);
+    ClaimOwner owner = RouterIds.owner(group.getMetadata().getNamespace(), group.getMetadata().getName(),
+        group.getMetadata().getUid());
+    IdSpace space = RouterIds.space(spec.routerIdSpaceOrDefault());
+    RouterIds.Result ids = routerIds.sync(owner, space, plan.routerIdKeys(), new HashSet<>(spec.blacklistOrEmpty()),
+        old == null || old.routerIDs() == null ? Map.of() : old.routerIDs());
+    for (String moved : ids.moved()) {
+      events.normal(group, "RouterIDMoved", "the router id of " + moved + " is blacklisted now: "
+          + (ids.ids().containsKey(moved) ? "it moves to " + ids.ids().get(moved) : "no other id is free"));
+    }
+    InstancePlan.Assembly assembly = plan.withRouterIds(ids.ids());
+
+    // Every problem goes to the services concerned; the others are rendered as usual.
+    for (Problem p : assembly.problems()) {
+      for (ServiceRef ref : p.services()) {
+        Service s = attached.get(ref);
+        if (s == null) {
+          continue;
+        }
+        if (p.kind() == Problem.Kind.NO_VIP) {
+          events.normal(s, "NoVIPYet", p.message());
+        } else {
+          events.warning(s, reason(p.kind()), p.message());
+          troubled.add(ref.key());
+        }
+      }
+    }
+    SortedMap<String, String> configs = new TreeMap<>();
+    Set<Notice> notices = new LinkedHashSet<>();
+    for (KeepalivedNode node : assembly.model().nodes()) {
+      RenderedConfig rc = KeepalivedConfigRenderer.render(assembly.model(), node.name());
+      configs.put(node.name(), rc.text());
+      notices.addAll(rc.notices());
+    }
+    for (Notice n : notices) {
+      events.normal(group, "ConfigNotice", n.toString());
+    }
+
+    boolean podMonitor;
+    try {
+      applyConfigMap(group, configs);
+      apply(GroupObjects.daemonSet(group, settings));
+      podMonitor = podMonitorServed();
+      if (podMonitor) {
+        applyPodMonitor(group);
+      }
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 422 && e.getCode() != 403 && e.getCode() != 413) {
+        throw e; // transient: retried
+      }
+      // Refused for good (too large a ConfigMap, an invalid field, no permission): say so, retry later.
+      return keepRunningConfig(group, conditions, generation, "ApplyFailed", "the API server refused an object of"
+          + " the group (" + e.getCode() + "): " + e.getMessage()).rescheduleAfter(RETRY_EXHAUSTED);
+    }
+
+    long vipCount = assembly.model().instances().stream().mapToLong(i -> i.vips().size()).sum();
+    conditions = Conditions.set(conditions, COND_READY, true, "Reconciled", attached.size() + " services, "
+        + assembly.model().instances().size() + " VRRP instances, " + groupNodes.size() + " nodes"
+        + (podMonitor ? ", PodMonitor" : ""), generation);
+    conditions = Conditions.set(conditions, COND_EXHAUSTED, !ids.exhausted().isEmpty(),
+        ids.exhausted().isEmpty() ? "RouterIDsAvailable" : "NoFreeRouterID",
+        ids.exhausted().isEmpty() ? "every instance has a router id" : ids.exhausted().size()
+            + " instances have no router id in space " + space.name() + " (its ids are taken or blacklisted): "
+            + first(ids.exhausted()), generation);
+    conditions = Conditions.set(conditions, COND_SERVICE_PROBLEMS, !troubled.isEmpty(),
+        troubled.isEmpty() ? "AllAnnounced" : "ServicesNotAnnounced",
+        troubled.isEmpty() ? "every attached service is announced" : troubled.size()
+            + " services are not (fully) announced, see their Events: " + first(troubled), generation);
+    Set<String> statusServices = new TreeSet<>(keys);
+    statusServices.addAll(troubled);
+    KeepalivedGroupStatus status = new KeepalivedGroupStatus(new TreeMap<>(ids.ids()), conditions, generation,
+        List.copyOf(statusServices), attached.size(), assembly.model().instances().size(), groupNodes.size(),
+        space.name());
+    metrics.set(group.getMetadata().getNamespace(), group.getMetadata().getName(), ids.ids().size(),
+        ids.exhausted().size(), assembly.model().instances().size(), vipCount, attached.size(), troubled.size(),
+        groupNodes.size());
+    UpdateControl<KeepalivedGroup> control = patchIfChanged(group, status);
+    if (ids.retiring()) {
+      // Back when the retired ids may be released (and taken by the instances waiting, if any).
+      Duration again = settings.routerIdGrace().plusSeconds(1);
+      return control.rescheduleAfter(ids.exhausted().isEmpty() ? again
+          : (again.compareTo(RETRY_EXHAUSTED) < 0 ? again : RETRY_EXHAUSTED));
+    }
+    return ids.exhausted().isEmpty() ? control : control.rescheduleAfter(RETRY_EXHAUSTED);
+  }
+
+  /** Leaves ConfigMap, DaemonSet and router ids as they are; reports why on the group. */
+  private UpdateControl<KeepalivedGroup> keepRunningConfig(KeepalivedGroup group, List<Condition> conditions,
+      Long generation, String reason, String message) {
+    LOG.info("KeepalivedGroup {}: {}: {}", group.key(), reason, message);
+    events.warning(group, reason, message);
+    KeepalivedGroupStatus old = group.getStatus();
+    List<Condition> c = Conditions.set(conditions, COND_READY, false, reason, message, generation);
+    KeepalivedGroupStatus status = old == null
+        ? new KeepalivedGroupStatus(Map.of(), c, generation, List.of(), 0, 0, 0, null)
+        : new KeepalivedGroupStatus(old.routerIDs() == null ? Map.of() : old.routerIDs(), c, generation,
+            old.services() == null ? List.of() : old.services(), old.serviceCount(), old.instanceCount(),
+            old.nodeCount(), old.routerIDSpace());
+    return patchIfChanged(group, status);
+  }
+
+  private static UpdateControl<KeepalivedGroup> patchIfChanged(KeepalivedGroup group, KeepalivedGroupStatus status) {
+    if (status.equals(group.getStatus())) {
+      return UpdateControl.noUpdate();
+    }
+    KeepalivedGroup patch = new KeepalivedGroup();
+    patch.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(group.getMetadata().getName())
+        .withNamespace(group.getMetadata().getNamespace()).build());
+    patch.setStatus(status);
+    return UpdateControl.patchStatus(patch);
+  }
+
+  private static String reason(Problem.Kind kind) {
+    return switch (kind) {
+      case NO_VIP -> "NoVIPYet";
+      case DUPLICATE_VIP -> "DuplicateVIP";
+      case VERBATIM_REFUSED -> "VerbatimConfigRefused";
+      case NO_ROUTER_ID -> "RouterIDsExhausted";
+      case ROUTER_ID_CONFLICT -> "RouterIDConflict";
+    };
+  }
+
+  private static String first(Set<String> items) {
+    String listed = items.stream().limit(LISTED_IN_MESSAGES).collect(Collectors.joining(", "));
+    return items.size() > LISTED_IN_MESSAGES ? listed + ", ..." : listed;
+  }
+
+  private boolean namespaceAllowed(KeepalivedGroupSpec spec, String namespace) {
+    if (spec.namespaceSelector() == null) {
+      return true;
+    }
+    Namespace ns = namespaces.get(new ResourceID(namespace)).orElse(null);
+    Map<String, String> labels = ns == null || ns.getMetadata().getLabels() == null ? Map.of()
+        : ns.getMetadata().getLabels();
+    return LabelSelectors.matches(spec.namespaceSelector(), labels);
+  }
+
+  private static Optional<String> secretValue(Secret secret, String key) {
+    if (secret.getData() != null && secret.getData().get(key) != null) {
+      return Optional.of(new String(Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8));
+    }
+    if (secret.getStringData() != null && secret.getStringData().get(key) != null) {
+      return Optional.of(secret.getStringData().get(key));
+    }
+    return Optional.empty();
+  }
+
+  /** Writes the ConfigMap only when its content differs from what the cache shows (no needless reloads). */
+  private void applyConfigMap(KeepalivedGroup group, SortedMap<String, String> configs) {
+    ConfigMap desired = GroupObjects.configMap(group, configs);
+    ConfigMap current = configMaps.get(new ResourceID(group.getMetadata().getName(),
+        group.getMetadata().getNamespace())).orElse(null);
+    Map<String, String> currentData = current == null || current.getData() == null ? Map.of() : current.getData();
+    boolean same = current != null && currentData.equals(desired.getData())
+        && current.getMetadata().getLabels() != null
+        && current.getMetadata().getLabels().entrySet().containsAll(desired.getMetadata().getLabels().entrySet())
+        && current.getMetadata().getOwnerReferences().stream()
+            .anyMatch(r -> Objects.equals(r.getUid(), group.getMetadata().getUid()));
+    if (same) {
+      return;
+    }
+    if (current != null && current.getData() != null) {
+      // Keys of nodes gone are dropped: apply a ConfigMap without them (ours, so server-side apply removes them).
+      LOG.debug("ConfigMap {}/{} changes", group.getMetadata().getNamespace(), group.getMetadata().getName());
+    }
+    apply(desired);
+    metrics.configWritten(group.getMetadata().getNamespace(), group.getMetadata().getName());
+  }
+
+  private void apply(HasMetadata desired) {
+    client.resource(desired).fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  private boolean podMonitorServed() {
+    try {
+      var resources = client.getApiResources("monitoring.coreos.com/v1");
+      return resources != null && resources.getResources() != null
+          && resources.getResources().stream().anyMatch(r -> "PodMonitor".equals(r.getKind()));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private void applyPodMonitor(KeepalivedGroup group) {
+    client.genericKubernetesResources("monitoring.coreos.com/v1", "PodMonitor")
+        .inNamespace(group.getMetadata().getNamespace()).resource(GroupObjects.podMonitor(group))
+        .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  /** Deletion: every router id of the group goes back to the ledger; owned objects follow by garbage collection. */
+  @Override
+  public DeleteControl cleanup(KeepalivedGroup group, Context<KeepalivedGroup> context) {
+    routerIds.releaseAll(RouterIds.owner(group.getMetadata().getNamespace(), group.getMetadata().getName(),
+        group.getMetadata().getUid()));
+    metrics.forget(group.getMetadata().getNamespace(), group.getMetadata().getName());
+    LOG.info("KeepalivedGroup {} deleted: router ids released", group.key());
+    return DeleteControl.defaultDelete();
+  }
+
+}

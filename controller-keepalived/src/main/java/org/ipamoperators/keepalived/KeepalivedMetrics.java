@@ -1,0 +1,57 @@
+package org.ipamoperators.keepalived;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Per-group gauges (labels {@code namespace}, {@code keepalivedgroup}): router ids held, instances without one,
+ * instances, VIPs, attached services, services with problems, nodes; and a counter of configuration changes
+ * written. A deleted group's series are removed.
+ */
+final class KeepalivedMetrics {
+  static final String[] GAUGES = {
+      "keepalived_group_router_ids", "keepalived_group_instances_without_router_id", "keepalived_group_instances",
+      "keepalived_group_vips", "keepalived_group_services", "keepalived_group_services_with_problems",
+      "keepalived_group_nodes"};
+
+  private final MeterRegistry registry;
+  private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
+
+  KeepalivedMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** Numbers of one group in the order of {@link #GAUGES}. */
+  void set(String namespace, String name, long... numbers) {
+    for (int i = 0; i < GAUGES.length; i++) {
+      String gauge = GAUGES[i];
+      AtomicLong holder = values.computeIfAbsent(namespace + "/" + name + "/" + gauge, k -> {
+        AtomicLong h = new AtomicLong();
+        Gauge.builder(gauge, h, AtomicLong::get).tags(tags(namespace, name)).register(registry);
+        return h;
+      });
+      holder.set(numbers[i]);
+    }
+  }
+
+  void configWritten(String namespace, String name) {
+    Counter.builder("keepalived_group_config_changes").description("ConfigMap contents changed for the group")
+        .tags(tags(namespace, name)).register(registry).increment();
+  }
+
+  void forget(String namespace, String name) {
+    values.keySet().removeIf(k -> k.startsWith(namespace + "/" + name + "/"));
+    registry.getMeters().stream()
+        .filter(m -> namespace.equals(m.getId().getTag("namespace")) && name.equals(m.getId().getTag("keepalivedgroup")))
+        .forEach(registry::remove);
+  }
+
+  private static Tags tags(String namespace, String name) {
+    return Tags.of("namespace", namespace, "keepalivedgroup", name);
+  }
+}

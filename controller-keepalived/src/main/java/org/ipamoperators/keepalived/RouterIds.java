@@ -1,0 +1,132 @@
+package org.ipamoperators.keepalived;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.ipamoperators.controller.common.ids.ClusterIdLedger;
+import org.ipamoperators.controller.common.ids.IDClaim;
+import org.ipamoperators.controller.common.ids.IdClaimResult;
+import org.ipamoperators.controller.common.ids.IdSpace;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+
+/**
+ * A group's VRRP router ids, kept in the shared ledger (one IDClaim per id of the group's router-id space, purpose
+ * = instance key). The ledger is the truth: after a restart the ids are read back from it, never chosen anew; an id
+ * is kept for as long as its instance exists and is not blacklisted. New keys get the id keepalived-operator's
+ * status recorded for them when it is free (so a migrated group keeps its ids), else the lowest free one.
+ *
+ * <p>An id whose instance is gone is retired, not released, for a grace period (reference scenario 7): until every
+ * node has loaded a configuration without it, some may still run the old instance with it, and a new instance with
+ * that id elsewhere would mix with it. If the instance comes back within the grace, it gets its id back.
+ */
+final class RouterIds {
+  static final String CONTROLLER = "keepalived";
+
+  /** The outcome: the ids by key, keys without one (none free), and moves to report. */
+  record Result(SortedMap<String, Integer> ids, SortedSet<String> exhausted, List<String> moved, boolean retiring) {}
+
+  private final ClusterIdLedger ledger;
+  private final java.time.Duration grace;
+  private final java.time.Clock clock;
+
+  RouterIds(ClusterIdLedger ledger, java.time.Duration grace, java.time.Clock clock) {
+    this.ledger = ledger;
+    this.grace = grace;
+    this.clock = clock;
+  }
+
+  static ClaimOwner owner(String namespace, String name, String uid) {
+    return new ClaimOwner(CONTROLLER, "KeepalivedGroup", namespace, name, uid);
+  }
+
+  static IdSpace space(String routerIdSpace) {
+    return IdSpace.vrrpRouterIds(routerIdSpace);
+  }
+
+  Result sync(ClaimOwner owner, IdSpace space, SortedSet<String> wanted, Set<Integer> blacklist,
+      Map<String, Integer> recorded) {
+    // Claims left in another space (the group's routerIDSpace changed) are released.
+    for (IDClaim c : ledger.claimsOf(owner)) {
+      if (!space.name().equals(c.getSpec().space())) {
+        ledger.release(c.getMetadata().getName(), owner);
+      }
+    }
+    List<IDClaim> all = ledger.claimsOf(space);
+    SortedMap<String, Integer> ids = new TreeMap<>();
+    List<String> moved = new ArrayList<>();
+    Set<Integer> taken = new HashSet<>();
+    boolean retiring = false;
+    for (IDClaim c : all) {
+      int id = c.getSpec().id();
+      if (!owner.sameAs(c.getSpec().owner())) {
+        taken.add(id);
+        continue;
+      }
+      String key = c.getSpec().purpose();
+      java.util.Optional<java.time.Instant> retired = ClusterIdLedger.retiredAt(c);
+      if (retired.isPresent()) {
+        if (wanted.contains(key) && !ids.containsKey(key) && !blacklist.contains(id)
+            && ledger.retire(space, id, owner, null)) {
+          ids.put(key, id); // back within the grace: same id
+          taken.add(id);
+        } else if (!retired.get().plus(grace).isAfter(clock.instant())) {
+          ledger.release(space, id, owner);
+        } else {
+          taken.add(id);
+          retiring = true;
+        }
+        continue;
+      }
+      if (!wanted.contains(key) && !grace.isZero()) {
+        ledger.retire(space, id, owner, clock.instant());
+        taken.add(id);
+        retiring = true;
+      } else if (!wanted.contains(key) || ids.containsKey(key)) {
+        // Gone, or a second id for one key (two replicas raced for it): only one is kept.
+        ledger.release(space, id, owner);
+      } else if (blacklist.contains(id)) {
+        ledger.release(space, id, owner);
+        moved.add(key);
+      } else {
+        ids.put(key, id);
+        taken.add(id);
+      }
+    }
+    SortedSet<String> exhausted = new TreeSet<>();
+    Set<Integer> skip = new HashSet<>(blacklist);
+    skip.addAll(taken);
+    for (String key : wanted) {
+      if (ids.containsKey(key)) {
+        continue;
+      }
+      Integer before = recorded.get(key);
+      if (before != null && space.contains(before) && !skip.contains(before)
+          && ledger.claim(space, before, key, owner).ours()) {
+        ids.put(key, before);
+        skip.add(before);
+        continue;
+      }
+      IdClaimResult r = ledger.claimFirstFree(space, key, owner, skip);
+      if (r.ours()) {
+        ids.put(key, r.id().getAsInt());
+        skip.add(r.id().getAsInt());
+      } else {
+        exhausted.add(key);
+      }
+    }
+    return new Result(ids, exhausted, moved, retiring);
+  }
+
+  /** Releases every id the owner holds, in any space. */
+  void releaseAll(ClaimOwner owner) {
+    for (IDClaim c : ledger.claimsOf(owner)) {
+      ledger.release(c.getMetadata().getName(), owner);
+    }
+  }
+}
