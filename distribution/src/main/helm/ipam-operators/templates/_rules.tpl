@@ -78,3 +78,45 @@
   resources: [virtualips/status]
   verbs: [get, update]
 {{- end -}}
+
+
+{{- define "ipam.rules.keepalived" -}}
+# Annotated Services, the nodes a group selects, namespaces a group admits, and the password Secret
+# a group's passwordAuth names: read only. (Secrets: the old operator's passwordAuth reads a Secret in
+# the group's namespace, which may be any namespace.)
+- apiGroups: [""]
+  resources: [services, nodes, namespaces, secrets]
+  verbs: [get, list, watch]
+# Per group: a ConfigMap with each node's keepalived.conf and the DaemonSet that runs keepalived.
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [get, list, watch, create, update, patch]
+- apiGroups: [apps]
+  resources: [daemonsets]
+  verbs: [get, list, watch, create, update, patch]
+# Events on Services and KeepalivedGroups, in the namespaces they concern.
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, get, update]
+# The cluster ledger of VRRP router ids: one IDClaim per id and id space.
+- apiGroups: [ipam.ipamoperators.org]
+  resources: [idclaims]
+  verbs: [get, list, watch, create, delete]
+- apiGroups: [redhatcop.redhat.io]
+  resources: [keepalivedgroups]
+  verbs: [get, list, watch, update, patch]
+- apiGroups: [redhatcop.redhat.io]
+  resources: [keepalivedgroups/status]
+  verbs: [get, update, patch]
+# Owner references on the ConfigMap and DaemonSet (OwnerReferencesPermissionEnforcement).
+- apiGroups: [redhatcop.redhat.io]
+  resources: [keepalivedgroups/finalizers]
+  verbs: [update]
+# A PodMonitor per group where the Prometheus Operator's API is served (looked up each reconcile).
+- apiGroups: [monitoring.coreos.com]
+  resources: [podmonitors]
+  verbs: [get, create, update, patch]
+- apiGroups: [apiextensions.k8s.io]
+  resources: [customresourcedefinitions]
+  verbs: [get, list, watch]
+{{- end -}}

@@ -9,9 +9,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.ipamoperators.controller.common.ids.IDClaim;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
 import org.ipamoperators.egressip.api.EgressIPAM;
+import org.ipamoperators.keepalived.KeepalivedControllers;
+import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.vip.VipControllers;
 import org.ipamoperators.vip.api.IPGroup;
 
@@ -32,6 +35,10 @@ final class OperatorControllers {
       "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml", IPClaim.class);
   static final RequiredCrd EGRESSIPAMS = new RequiredCrd("egressipams.redhatcop.redhat.io",
       "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml", EgressIPAM.class);
+  static final RequiredCrd IDCLAIMS = new RequiredCrd("idclaims.ipam.ipamoperators.org",
+      "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml", IDClaim.class);
+  static final RequiredCrd KEEPALIVEDGROUPS = new RequiredCrd("keepalivedgroups.redhatcop.redhat.io",
+      "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml", KeepalivedGroup.class);
   static final RequiredCrd IPGROUPS = new RequiredCrd("ipgroups.paas.org",
       "META-INF/fabric8/ipgroups.paas.org-v1.yml", IPGroup.class);
 
@@ -44,6 +51,9 @@ final class OperatorControllers {
     add(new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
         List.of(IPCLAIMS, IPGROUPS),
         VipControllers::register));
+    add(new Controller("keepalived", "KeepalivedGroup: keepalived DaemonSets that announce Service VIPs over VRRP",
+        List.of(IDCLAIMS, KEEPALIVEDGROUPS),
+        KeepalivedControllers::register));
   }
 
   private OperatorControllers() {

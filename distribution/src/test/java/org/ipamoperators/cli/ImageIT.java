@@ -74,6 +74,12 @@ class ImageIT {
     CommandResult version = runInImage(List.of("--version"));
     assertThat(version.exitCode()).as(version.toString()).isZero();
     assertThat(version.stdout()).startsWith("ipam ");
+    // The keepalived DaemonSet's containers run `ipam` from PATH.
+    assertThat(config.get("config").get("Entrypoint")).extracting(JsonNode::asText)
+        .containsExactly("/usr/local/bin/ipam");
+    CommandResult reloader = runRaw(List.of("ipam", "keepalived-reloader", "--help"));
+    assertThat(reloader.exitCode()).as(reloader.toString()).isZero();
+    assertThat(reloader.stdout()).contains("--source", "--pid-file", "--metrics-port");
     CommandResult id = runRaw(List.of("id", "-u"));
     assertThat(id.stdout().strip()).isEqualTo("65532");
   }
