@@ -153,4 +153,51 @@ class SharingIT {
     assertThat(cluster.ingress("local-c")).isEmpty();
     assertThat(members(local)).containsExactly(ns + "/local-a", ns + "/local-b");
   }
+
+  @Test
+  void manyServicesJoiningAndLeavingAtOnceNeverLoseOrDoubleTheSharedAddress() throws Exception {
+    cluster.group("p1", "192.0.2.0/26", List.of());
+    int n = 15;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    for (int i = 0; i < n; i++) {
+      int port = 1000 + i;
+      String name = "member-" + i;
+      String other = "other-" + i;
+      pool.submit(() -> cluster.create(cluster.lb(name).editMetadata()
+          .withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "crowd")).endMetadata()
+          .editSpec().editFirstPort().withPort(port).endPort().endSpec()));
+      pool.submit(() -> cluster.create(cluster.lb(other)));
+    }
+    pool.shutdown();
+    assertThat(pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (int i = 0; i < n; i++) {
+        assertThat(cluster.ingress("member-" + i)).hasSize(1);
+        assertThat(cluster.ingress("other-" + i)).hasSize(1);
+      }
+    });
+    String shared = cluster.ingress("member-0").get(0);
+    java.util.Set<String> others = new java.util.HashSet<>();
+    for (int i = 0; i < n; i++) {
+      assertThat(cluster.ingress("member-" + i)).containsExactly(shared);
+      others.add(cluster.ingress("other-" + i).get(0));
+    }
+    assertThat(others).hasSize(n).doesNotContain(shared);
+    assertThat(members(shared)).hasSize(n);
+    assertThat(cluster.claims()).hasSize(n + 1);
+
+    java.util.concurrent.ExecutorService leave = java.util.concurrent.Executors.newFixedThreadPool(8);
+    for (int i = 0; i < n - 1; i++) {
+      String name = "member-" + i;
+      leave.submit(() -> cluster.delete(name));
+    }
+    leave.shutdown();
+    assertThat(leave.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(members(shared)).containsExactly(ns + "/member-" + (n - 1)));
+    assertThat(cluster.ingress("member-" + (n - 1))).containsExactly(shared);
+    cluster.delete("member-" + (n - 1));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claim(shared)).isNull());
+    assertThat(cluster.claims()).hasSize(n);
+  }
 }
