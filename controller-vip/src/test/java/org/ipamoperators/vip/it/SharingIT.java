@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 class SharingIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private Operator operator;
+  private KubeApiServer server;
   private VipCluster cluster;
   private KubernetesClient client;
   private String ns;
@@ -33,6 +34,7 @@ class SharingIT {
   @BeforeEach
   void start(KubeApiServer server, KubernetesClient client) {
     this.client = client;
+    this.server = server;
     this.ns = client.getNamespace();
     cluster = new VipCluster(client);
     operator = VipCluster.startOperator(server);
@@ -199,5 +201,32 @@ class SharingIT {
     cluster.delete("member-" + (n - 1));
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claim(shared)).isNull());
     assertThat(cluster.claims()).hasSize(n);
+  }
+
+  @Test
+  void aRestartKeepsTheSharedAddressAndItsMembers() {
+    cluster.group("p1", "192.0.2.0/28", List.of());
+    cluster.create(cluster.lb("a").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata());
+    cluster.create(cluster.lb("b").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata()
+        .editSpec().editFirstPort().withPort(443).endPort().endSpec());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.ingress("a")).hasSize(1);
+      assertThat(cluster.ingress("b")).isEqualTo(cluster.ingress("a"));
+    });
+    String ip = cluster.ingress("a").get(0);
+    operator.stop();
+    client.services().withName("b").editStatus(x -> {
+      x.getStatus().getLoadBalancer().setIngress(null); // as by a backup restore
+      return x;
+    });
+    cluster.create(cluster.lb("late"));
+    operator = VipCluster.startOperator(server);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.ingress("b")).containsExactly(ip);
+      assertThat(cluster.ingress("late")).hasSize(1);
+    });
+    assertThat(cluster.ingress("a")).containsExactly(ip);
+    assertThat(cluster.ingress("late")).doesNotContain(ip);
+    assertThat(members(ip)).containsExactly(ns + "/a", ns + "/b");
   }
 }
