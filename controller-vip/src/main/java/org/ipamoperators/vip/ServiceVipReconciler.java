@@ -1,11 +1,7 @@
 package org.ipamoperators.vip;
 
-import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
-import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
@@ -21,11 +17,7 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.Optional;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -79,6 +71,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
   private final SharedClaims shared;
   private final EventRecorder events;
   private final VipMetrics metrics;
+  private final ServiceStatusWriter status;
   /**
    * Claims this process made that the informer may not show yet: a reconcile right after a claim
    * must neither claim a second address for the same Service nor hand the address to another.
@@ -111,6 +104,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     this.shared = new SharedClaims(client);
     this.events = new EventRecorder(client, "vip-controller");
     this.metrics = metrics;
+    this.status = new ServiceStatusWriter(client);
   }
 
   public static ClaimOwner owner(Service s) {
@@ -275,7 +269,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     problems.addAll(extra);
     boolean complete = problems.stream().noneMatch(VipProblem::blocking);
     List<String> ingress = complete ? plan.ingress().stream().map(Ip::toString).toList() : VipServices.ingress(svc);
-    publish(svc, ingress, problems, key);
+    status.publish(svc, ingress, problems, key);
     // Released only once the new ingress is published (claim new, publish, release old); an
     // address still shown stays held.
     Set<String> shown = new HashSet<>(ingress);
@@ -494,7 +488,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     List<String> ingress = VipServices.ingress(svc);
     // Only an ingress made of addresses this Service held is ours to clear.
     if (!ingress.isEmpty() && released.containsAll(ingress)) {
-      writeStatus(svc, List.of(), null);
+      status.write(svc, List.of(), null);
     }
     if (VipServices.hasFinalizer(svc)) {
       try {
@@ -530,77 +524,6 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
         throw e;
       }
     }
-  }
-
-  /** Writes the ingress and the condition saying why (in one status write, only when something changed). */
-  private void publish(Service svc, List<String> ingress, List<VipProblem> problems, String key) {
-    Optional<VipProblem> blocking = problems.stream().filter(VipProblem::blocking).findFirst();
-    Optional<VipProblem> remark = problems.stream().filter(p -> !p.blocking()).findFirst();
-    Condition c;
-    if (blocking.isPresent()) {
-      c = condition(false, blocking.get().reason().name(), String.join("; ",
-          problems.stream().filter(VipProblem::blocking).map(VipProblem::message).toList()));
-    } else if (remark.isPresent()) {
-      c = condition(true, remark.get().reason().name(), String.join("; ", problems.stream().map(VipProblem::message).toList()));
-    } else {
-      c = condition(true, key == null ? "Assigned" : "Shared", (key == null ? "" : "shared under key " + key + ": ")
-          + String.join(", ", ingress));
-    }
-    writeStatus(svc, ingress, c);
-  }
-
-  private static Condition condition(boolean ok, String reason, String message) {
-    return new ConditionBuilder().withType(VipAnnotations.CONDITION).withStatus(ok ? "True" : "False")
-        .withReason(reason).withMessage(message.length() > 32000 ? message.substring(0, 32000) : message).build();
-  }
-
-  private static Optional<Condition> current(Service svc) {
-    if (svc.getStatus() == null || svc.getStatus().getConditions() == null) {
-      return Optional.empty();
-    }
-    return svc.getStatus().getConditions().stream().filter(c -> VipAnnotations.CONDITION.equals(c.getType())).findFirst();
-  }
-
-  private static boolean same(Optional<Condition> a, Condition b) {
-    return a.isPresent() && a.get().getStatus().equals(b.getStatus()) && a.get().getReason().equals(b.getReason())
-        && a.get().getMessage().equals(b.getMessage());
-  }
-
-  /** Sets the ingress and our condition (null: removes it). */
-  private void writeStatus(Service svc, List<String> ips, Condition condition) {
-    Optional<Condition> now = current(svc);
-    boolean conditionSame = condition == null ? now.isEmpty() : same(now, condition);
-    if (VipServices.ingress(svc).equals(ips) && conditionSame) {
-      return;
-    }
-    List<LoadBalancerIngress> ingress = ips.stream().map(ip -> new LoadBalancerIngressBuilder().withIp(ip).build()).toList();
-    String since = Instant.now().toString();
-    client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
-        .editStatus(s -> {
-          if (s.getStatus() == null) {
-            s.setStatus(new ServiceStatus());
-          }
-          s.getStatus().setLoadBalancer(new LoadBalancerStatus(ingress.isEmpty() ? null : ingress));
-          List<Condition> conditions = new ArrayList<>();
-          Condition previous = null;
-          if (s.getStatus().getConditions() != null) {
-            for (Condition x : s.getStatus().getConditions()) {
-              if (VipAnnotations.CONDITION.equals(x.getType())) {
-                previous = x;
-              } else {
-                conditions.add(x);
-              }
-            }
-          }
-          if (condition != null) {
-            condition.setObservedGeneration(s.getMetadata().getGeneration());
-            condition.setLastTransitionTime(previous != null && previous.getStatus().equals(condition.getStatus())
-                ? previous.getLastTransitionTime() : since);
-            conditions.add(condition);
-          }
-          s.getStatus().setConditions(conditions);
-          return s;
-        });
   }
 
   /** Deletion: release every claim (or membership) of the Service; a claim already gone is fine. */

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 class SharingIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private Operator operator;
+  private KubeApiServer server;
   private VipCluster cluster;
   private KubernetesClient client;
   private String ns;
@@ -33,6 +34,7 @@ class SharingIT {
   @BeforeEach
   void start(KubeApiServer server, KubernetesClient client) {
     this.client = client;
+    this.server = server;
     this.ns = client.getNamespace();
     cluster = new VipCluster(client);
     operator = VipCluster.startOperator(server);
@@ -152,5 +154,79 @@ class SharingIT {
     awaitWarning("local-c", "PortClash", "externalTrafficPolicy Local needs the same pod selector");
     assertThat(cluster.ingress("local-c")).isEmpty();
     assertThat(members(local)).containsExactly(ns + "/local-a", ns + "/local-b");
+  }
+
+  @Test
+  void manyServicesJoiningAndLeavingAtOnceNeverLoseOrDoubleTheSharedAddress() throws Exception {
+    cluster.group("p1", "192.0.2.0/26", List.of());
+    int n = 15;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    for (int i = 0; i < n; i++) {
+      int port = 1000 + i;
+      String name = "member-" + i;
+      String other = "other-" + i;
+      pool.submit(() -> cluster.create(cluster.lb(name).editMetadata()
+          .withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "crowd")).endMetadata()
+          .editSpec().editFirstPort().withPort(port).endPort().endSpec()));
+      pool.submit(() -> cluster.create(cluster.lb(other)));
+    }
+    pool.shutdown();
+    assertThat(pool.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (int i = 0; i < n; i++) {
+        assertThat(cluster.ingress("member-" + i)).hasSize(1);
+        assertThat(cluster.ingress("other-" + i)).hasSize(1);
+      }
+    });
+    String shared = cluster.ingress("member-0").get(0);
+    java.util.Set<String> others = new java.util.HashSet<>();
+    for (int i = 0; i < n; i++) {
+      assertThat(cluster.ingress("member-" + i)).containsExactly(shared);
+      others.add(cluster.ingress("other-" + i).get(0));
+    }
+    assertThat(others).hasSize(n).doesNotContain(shared);
+    assertThat(members(shared)).hasSize(n);
+    assertThat(cluster.claims()).hasSize(n + 1);
+
+    java.util.concurrent.ExecutorService leave = java.util.concurrent.Executors.newFixedThreadPool(8);
+    for (int i = 0; i < n - 1; i++) {
+      String name = "member-" + i;
+      leave.submit(() -> cluster.delete(name));
+    }
+    leave.shutdown();
+    assertThat(leave.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() ->
+        assertThat(members(shared)).containsExactly(ns + "/member-" + (n - 1)));
+    assertThat(cluster.ingress("member-" + (n - 1))).containsExactly(shared);
+    cluster.delete("member-" + (n - 1));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claim(shared)).isNull());
+    assertThat(cluster.claims()).hasSize(n);
+  }
+
+  @Test
+  void aRestartKeepsTheSharedAddressAndItsMembers() {
+    cluster.group("p1", "192.0.2.0/28", List.of());
+    cluster.create(cluster.lb("a").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata());
+    cluster.create(cluster.lb("b").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata()
+        .editSpec().editFirstPort().withPort(443).endPort().endSpec());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.ingress("a")).hasSize(1);
+      assertThat(cluster.ingress("b")).isEqualTo(cluster.ingress("a"));
+    });
+    String ip = cluster.ingress("a").get(0);
+    operator.stop();
+    client.services().withName("b").editStatus(x -> {
+      x.getStatus().getLoadBalancer().setIngress(null); // as by a backup restore
+      return x;
+    });
+    cluster.create(cluster.lb("late"));
+    operator = VipCluster.startOperator(server);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.ingress("b")).containsExactly(ip);
+      assertThat(cluster.ingress("late")).hasSize(1);
+    });
+    assertThat(cluster.ingress("a")).containsExactly(ip);
+    assertThat(cluster.ingress("late")).doesNotContain(ip);
+    assertThat(members(ip)).containsExactly(ns + "/a", ns + "/b");
   }
 }
