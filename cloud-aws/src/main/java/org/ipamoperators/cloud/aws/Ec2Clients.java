@@ -17,6 +17,11 @@ public final class Ec2Clients {
   private Ec2Clients() {}
 
   public static Ec2Client build(AwsSettings settings) {
+    return builder(settings).build();
+  }
+
+  /** The configured builder, for callers (tests) that add interceptors. */
+  public static Ec2ClientBuilder builder(AwsSettings settings) {
     Ec2ClientBuilder b = Ec2Client.builder()
         .region(Region.of(settings.region()))
         .credentialsProvider(credentials(settings))
@@ -25,7 +30,7 @@ public final class Ec2Clients {
     if (settings.endpoint() != null) {
       b.endpointOverride(settings.endpoint());
     }
-    return b.build();
+    return b;
   }
 
   /** Static keys when given (the old operator's Secret), else the SDK's default chain. */

@@ -34,6 +34,7 @@ import software.amazon.awssdk.services.ec2.model.NetworkInterface;
 import software.amazon.awssdk.services.ec2.model.NetworkInterfaceIpv6Address;
 import software.amazon.awssdk.services.ec2.model.NetworkInterfacePrivateIpAddress;
 import software.amazon.awssdk.services.ec2.model.Subnet;
+import software.amazon.awssdk.services.ec2.model.SubnetCidrBlockStateCode;
 import software.amazon.awssdk.services.ec2.model.SubnetIpv6CidrBlockAssociation;
 import software.amazon.awssdk.services.ec2.model.Tag;
 
@@ -61,6 +62,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   public static final String OWNED_TAG_PREFIX = "ipam.ipamoperators.org/egress-ip/";
   static final String OWNED_TAG_VALUE = "ipam-operators";
   private static final Duration SUBNET_TTL = Duration.ofMinutes(5);
+  private static final Set<SubnetCidrBlockStateCode> GONE = Set.of(SubnetCidrBlockStateCode.DISASSOCIATING,
+      SubnetCidrBlockStateCode.DISASSOCIATED, SubnetCidrBlockStateCode.FAILING, SubnetCidrBlockStateCode.FAILED);
   private static final Logger LOG = LoggerFactory.getLogger(Ec2NodeNetwork.class);
 
   private final Ec2Client ec2;
@@ -71,8 +74,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   private final Map<String, CachedSubnet> subnets = new ConcurrentHashMap<>();
 
   /** What {@link #describe} found of a node, for {@link #apply}. */
-  record NodeEni(String node, String instanceId, String eniId, Set<Ip> secondaries, Set<Ip> tagged,
-      boolean ipv6) {
+  record NodeEni(String node, String instanceId, String eniId, String subnetId, Set<Ip> secondaries,
+      Set<Ip> tagged, boolean ipv6) {
     boolean owns(Ip ip) {
       return secondaries.contains(ip) && tagged.contains(ip);
     }
@@ -146,7 +149,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
       Set<Ip> tagged = ownedTags(eni.tagSet());
       List<IpRange> blocks = subnetBlocks(eni.subnetId());
       boolean ipv6 = blocks.stream().anyMatch(b -> !b.first().isIPv4());
-      NodeEni found = new NodeEni(node.name(), instanceId, eni.networkInterfaceId(), secondaries, tagged, ipv6);
+      NodeEni found = new NodeEni(node.name(), instanceId, eni.networkInterfaceId(), eni.subnetId(),
+          secondaries, tagged, ipv6);
       nodes.put(node.name(), found);
       String type = instanceType(node, instance);
       InstanceTypeLimits.Limits limits = types.of(type);
@@ -210,8 +214,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
       out.add(IpRange.parse(s.cidrBlock()));
     }
     for (SubnetIpv6CidrBlockAssociation a : s.ipv6CidrBlockAssociationSet()) {
-      boolean associated = a.ipv6CidrBlockState() == null || a.ipv6CidrBlockState().state() == null
-          || "associated".equals(a.ipv6CidrBlockState().stateAsString());
+      var state = a.ipv6CidrBlockState() == null ? null : a.ipv6CidrBlockState().state();
+      boolean associated = state == null || !GONE.contains(state);
       if (associated && a.ipv6CidrBlock() != null) {
         out.add(IpRange.parse(a.ipv6CidrBlock()));
       }
@@ -314,7 +318,7 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     }
     Map<Ip, NetworkInterface> holders;
     try {
-      holders = holders(pending.keySet());
+      holders = holders(target.subnetId(), pending.keySet());
     } catch (Ec2CallFailed f) {
       pending.values().forEach(i -> results[i] = failed(changes.get(i), f, target));
       return;
@@ -394,7 +398,15 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
       untagQuietly(target.eniId(), untag); // what was not assigned is not ours
       target.tagged().removeAll(untag);
     }
-    // The old ENIs of moved addresses lose their tags (a stale tag alone grants nothing).
+    // The old ENIs of moved addresses let go and lose their tags (a stale tag alone grants nothing).
+    Map<String, List<Ip>> movedV4 = new LinkedHashMap<>();
+    movedFrom.forEach((eni, ips) -> {
+      List<Ip> moved = ips.stream().filter(Ip::isIPv4).filter(done::contains).toList();
+      if (!moved.isEmpty()) {
+        movedV4.put(eni, moved);
+      }
+    });
+    letGo(movedV4);
     movedFrom.forEach((eni, ips) -> {
       List<Ip> moved = ips.stream().filter(done::contains).toList();
       if (!moved.isEmpty()) {
@@ -427,28 +439,51 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     }
   }
 
-  /** The ENIs holding the addresses now, by address: one call per family. */
-  private Map<Ip, NetworkInterface> holders(Set<Ip> ips) {
+  /**
+   * The ENIs holding the addresses now, by address. An address of a subnet can only be on an ENI of
+   * that subnet, so one listing of the subnet's ENIs answers for all of them.
+   */
+  private Map<Ip, NetworkInterface> holders(String subnetId, Set<Ip> ips) {
     Map<Ip, NetworkInterface> out = new LinkedHashMap<>();
-    List<String> v4 = ips.stream().filter(Ip::isIPv4).map(Ip::toString).toList();
-    List<String> v6 = ips.stream().filter(ip -> !ip.isIPv4()).map(Ip::toString).toList();
-    if (!v4.isEmpty()) {
-      for (NetworkInterface eni : Ec2CallFailed.call("DescribeNetworkInterfaces",
-          () -> ec2.describeNetworkInterfacesPaginator(r -> r.filters(Filter.builder()
-              .name("addresses.private-ip-address").values(v4).build())).networkInterfaces().stream().toList())) {
-        eni.privateIpAddresses().stream().map(a -> Ip.parse(a.privateIpAddress())).filter(ips::contains)
-            .forEach(ip -> out.put(ip, eni));
-      }
-    }
-    if (!v6.isEmpty()) {
-      for (NetworkInterface eni : Ec2CallFailed.call("DescribeNetworkInterfaces",
-          () -> ec2.describeNetworkInterfacesPaginator(r -> r.filters(Filter.builder()
-              .name("ipv6-addresses.ipv6-address").values(v6).build())).networkInterfaces().stream().toList())) {
-        eni.ipv6Addresses().stream().map(a -> Ip.parse(a.ipv6Address())).filter(ips::contains)
-            .forEach(ip -> out.put(ip, eni));
-      }
+    for (NetworkInterface eni : enisOf(subnetId)) {
+      eni.privateIpAddresses().stream().map(a -> Ip.parse(a.privateIpAddress())).filter(ips::contains)
+          .forEach(ip -> out.put(ip, eni));
+      eni.ipv6Addresses().stream().map(a -> Ip.parse(a.ipv6Address())).filter(ips::contains)
+          .forEach(ip -> out.put(ip, eni));
     }
     return out;
+  }
+
+  private List<NetworkInterface> enisOf(String subnetId) {
+    return Ec2CallFailed.call("DescribeNetworkInterfaces", () -> ec2.describeNetworkInterfacesPaginator(r -> r
+        .filters(Filter.builder().name("subnet-id").values(subnetId).build())).networkInterfaces().stream().toList());
+  }
+
+  /**
+   * EC2 takes a reassigned address off its old ENI; moto 5.1 does not, and a read may lag. The old
+   * ENIs are checked once and let go of explicitly, so an address never stays on two ENIs. Only
+   * addresses this operator owned there (checked before the move) are concerned.
+   */
+  private void letGo(Map<String, List<Ip>> movedFrom) {
+    if (movedFrom.isEmpty()) {
+      return;
+    }
+    try {
+      List<NetworkInterface> old = Ec2CallFailed.call("DescribeNetworkInterfaces",
+          () -> ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(movedFrom.keySet())).networkInterfaces());
+      for (NetworkInterface eni : old) {
+        List<Ip> moved = movedFrom.get(eni.networkInterfaceId());
+        List<Ip> still = eni.privateIpAddresses().stream().map(a -> Ip.parse(a.privateIpAddress()))
+            .filter(moved::contains).toList();
+        if (!still.isEmpty()) {
+          Ec2CallFailed.call("UnassignPrivateIpAddresses", () -> ec2.unassignPrivateIpAddresses(r -> r
+              .networkInterfaceId(eni.networkInterfaceId()).privateIpAddresses(strings(still))));
+        }
+      }
+    } catch (Ec2CallFailed f) {
+      // The move itself succeeded; the old ENI (gone with its instance, say) is looked at again later.
+      LOG.info("after moving {}: {} ({})", movedFrom, f.describe(), f.code);
+    }
   }
 
   private void detachFrom(String node, List<Integer> idx, List<AddressChange> changes,
