@@ -277,6 +277,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<NodeInfo> nodeInfos = new ArrayList<>();
     List<String> platformProblems = new ArrayList<>();
     Set<Ip> attached = new HashSet<>(); // our claimed addresses on some node's interface now
+    Set<Ip> onInterfaces = new HashSet<>(); // every secondary address on the nodes' interfaces
     List<IpRange> ourRanges = parsableCidrs(ipam);
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
@@ -304,6 +305,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             hosted = a.secondaryAddresses().stream().filter(ourClaims::containsKey)
                 .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).collect(Collectors.toSet());
             attached.addAll(hosted);
+            onInterfaces.addAll(a.secondaryAddresses());
           } catch (NodeNetworkException e) {
             // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
             eligible = false;
@@ -322,11 +324,26 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           eligible, capacity, primary, hosted));
     }
     if (nodeNetwork.capabilities().seesForeignAddresses()) {
+      Set<Ip> annotated = new HashSet<>();
+      for (NamespaceState w : wanting) {
+        if (w.egressIps() != null) {
+          for (String part : w.egressIps().split(",")) {
+            try {
+              annotated.add(Ip.parse(part.trim()));
+            } catch (RuntimeException e) {
+              // reported by the planner
+            }
+          }
+        }
+      }
       for (CIDRAssignment c : ipam.getSpec().cidrs()) {
         try {
           for (Ip ip : nodeNetwork.addressesInUse(IpRange.parse(c.cidr()))) {
             if (ourClaims.containsKey(ip)) {
               continue; // attached by us: in use, and ours
+            }
+            if (onInterfaces.contains(ip) && annotated.contains(ip)) {
+              continue; // on a node and named by one of our namespaces: the old operator's, taken over
             }
             claimStates.add(new ClaimState(ip, null, "the platform (in use in subnet " + c.cidr() + ")", false, null));
           }
@@ -401,8 +418,16 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<String> failures = new ArrayList<>(platformProblems);
     Set<Ip> servedIps = new HashSet<>();
     served.values().forEach(servedIps::addAll);
-    List<AddressChange> changes = AddressChange.of(plan.placement()).stream()
-        .filter(c -> c.kind() == AddressChange.Kind.DETACH || servedIps.contains(c.address())).toList();
+    List<AddressChange> changes = new ArrayList<>(AddressChange.of(plan.placement()).stream()
+        .filter(c -> c.kind() == AddressChange.Kind.DETACH || servedIps.contains(c.address())).toList());
+    if (nodeNetwork.capabilities().requiresApiCalls()) {
+      // Addresses that stay where they are are confirmed too: no call where the interface already
+      // holds them as ours; one attached by the old operator (untagged) is adopted where it is.
+      Set<Ip> changing = changes.stream().map(AddressChange::address).collect(Collectors.toSet());
+      plan.placement().assignments().forEach((node, ips) -> ips.stream()
+          .filter(ip -> servedIps.contains(ip) && !changing.contains(ip))
+          .forEach(ip -> changes.add(AddressChange.attach(ip, node))));
+    }
     Set<Ip> detachFailed = new HashSet<>();
     List<String> cloudFailures = new ArrayList<>();
     boolean cloudRetry = false;

@@ -242,6 +242,28 @@ class AwsEgressIT {
   }
 
   @Test
+  void addressesTheOldOperatorAttachedAreTakenOverWhereTheyAre() {
+    // migration: the old operator left its annotation and an untagged secondary address on a2's ENI
+    worker("a1", "a", subnetA, "m5.large");
+    worker("a2", "a", subnetA, "m5.large");
+    String old = "198.51.100.40";
+    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eniOf("a2").networkInterfaceId()).privateIpAddresses(old));
+    String ipam = cluster.n("mig");
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"));
+    cluster.namespace("ns1", ipam, old);
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(new ClusterLedger(client).get(Ip.parse(old))).isPresent();
+      assertThat(onEni("a2")).containsExactly(old);
+      assertThat(ownedTags("a2")).containsExactly(old); // adopted where it is: no move
+      assertThat(onEni("a1")).isEmpty();
+      assertThat(cluster.hostSubnetIps("a2")).containsExactly(old);
+      assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
+    });
+    assertThat(cluster.egressIps("ns1")).isEqualTo(old);
+  }
+
+  @Test
   void namespaceAndIpamDeletionReleaseExactlyWhatWasAttached() {
     worker("a1", "a", subnetA, "m5.large");
     worker("b1", "b", subnetB, "m5.large");
