@@ -448,8 +448,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       }
     }
     if (!cloudFailures.isEmpty()) {
-      events.warning(ipam, "CloudCallFailed", String.join("; ", cloudFailures));
       failures.addAll(cloudFailures);
+    }
+    if (!platformProblems.isEmpty() || !cloudFailures.isEmpty()) {
+      // One Event per distinct message (the recorder counts repeats): which call, node and code.
+      List<String> all = new ArrayList<>(platformProblems);
+      all.addAll(cloudFailures);
+      events.warning(ipam, "CloudCallFailed", String.join("; ", all));
     }
     failures.addAll(writeNetwork(ipam, network, plan, served, cleared, nodeInfos, platform));
     if (cloudWithoutModule) {

@@ -237,6 +237,11 @@ class AwsEgressIT {
       assertThat(onEni("a3")).containsExactly(ip);
       assertThat(cluster.hostSubnetIps("a3")).containsExactly(ip);
       assertThat(readyMessage(ipam)).contains("InstanceTerminated", cluster.n("a2"));
+      assertThat(client.v1().events().inAnyNamespace().list().getItems()).anySatisfy(e -> {
+        assertThat(e.getInvolvedObject().getName()).isEqualTo(ipam);
+        assertThat(e.getReason()).isEqualTo("CloudCallFailed");
+        assertThat(e.getMessage()).contains("DescribeInstances", "InstanceTerminated", instances.get("a2"));
+      });
     });
     assertThat(cluster.egressIps("ns1")).isEqualTo(ip); // the namespace's address never changed
   }
