@@ -8,6 +8,7 @@ import java.util.List;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.spi.AddressChange;
 import org.ipamoperators.core.spi.AddressChangeResult;
+import org.ipamoperators.testsupport.moto.FaultProxy;
 import org.ipamoperators.testsupport.moto.MotoServer;
 import org.ipamoperators.testsupport.moto.MotoTest;
 import org.junit.jupiter.api.AfterEach;

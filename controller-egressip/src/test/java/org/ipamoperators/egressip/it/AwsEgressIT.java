@@ -27,6 +27,7 @@ import org.ipamoperators.egressip.cloud.CloudSettings;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.ipamoperators.testsupport.moto.FaultProxy;
 import org.ipamoperators.testsupport.moto.MotoServer;
 import org.ipamoperators.testsupport.moto.MotoTest;
 import org.junit.jupiter.api.AfterEach;
@@ -53,6 +54,7 @@ class AwsEgressIT {
   private static final String CIDR_A = "198.51.100.0/26";
   private static final String CIDR_B = "198.51.100.64/26";
   private Operator operator;
+  private FaultProxy proxy;
   private EgressCluster cluster;
   private KubernetesClient client;
   private Ec2Client ec2;
@@ -62,7 +64,8 @@ class AwsEgressIT {
   private final Map<String, String> instances = new HashMap<>();
 
   @BeforeEach
-  void start(KubeApiServer server, KubernetesClient client, MotoServer moto, Ec2Client ec2, TestInfo info) {
+  void start(KubeApiServer server, KubernetesClient client, MotoServer moto, Ec2Client ec2, TestInfo info)
+      throws java.io.IOException {
     this.client = client;
     this.ec2 = ec2;
     cluster = new EgressCluster(client, EgressCluster.prefix(info), true);
@@ -78,11 +81,13 @@ class AwsEgressIT {
         .withName(CloudSettings.CREDENTIALS_SECRET).endMetadata()
         .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build())
         .create();
+    // The operator reaches moto through a fault-injecting proxy (no faults unless a test asks).
+    proxy = new FaultProxy(moto.endpoint());
     KubernetesClient c = server.newClient();
     operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
     operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(),
         new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-        new CloudNodeNetworks(c, new CloudSettings(null, moto.endpoint(), operatorNs))));
+        new CloudNodeNetworks(c, new CloudSettings(null, proxy.endpoint(), operatorNs))));
     operator.register(new NamespaceReferenceReconciler(c));
     operator.start();
   }
@@ -90,6 +95,7 @@ class AwsEgressIT {
   @AfterEach
   void stop() {
     operator.stop();
+    proxy.close();
     cluster.close();
     client.namespaces().withName(operatorNs).delete();
     client.genericKubernetesResources("config.openshift.io/v1", "Infrastructure").withName("cluster").delete();
@@ -244,6 +250,32 @@ class AwsEgressIT {
       });
     });
     assertThat(cluster.egressIps("ns1")).isEqualTo(ip); // the namespace's address never changed
+  }
+
+  @Test
+  void throttlingPastTheSdksRetriesIsReportedAndTheNextReconcileFinishesTheWork() {
+    worker("a1", "a", subnetA, "m5.large");
+    worker("b1", "b", subnetB, "m5.large");
+    String a1Eni = eniOf("a1").networkInterfaceId();
+    // 8 attempts per call: the first reconcile's assign on a1 gives up, a later one gets through
+    proxy.inject("AssignPrivateIpAddresses", a1Eni, FaultProxy.Fault.THROTTLE, 10)
+        .inject("DescribeNetworkInterfaces", null, FaultProxy.Fault.UNAVAILABLE, 3);
+    String ipam = cluster.n("thr");
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"), cidr(CIDR_B, "b"));
+    cluster.namespace("ns1", ipam, null);
+
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns1")).isNotNull();
+      String[] ips = cluster.egressIps("ns1").split(",");
+      assertThat(onEni("a1")).containsExactly(ips[0]);
+      assertThat(onEni("b1")).containsExactly(ips[1]);
+      assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
+    });
+    assertThat(proxy.allFaultsUsed()).isTrue();
+    assertThat(client.v1().events().inAnyNamespace().list().getItems()).anySatisfy(e -> {
+      assertThat(e.getReason()).isEqualTo("CloudCallFailed");
+      assertThat(e.getMessage()).contains("AssignPrivateIpAddresses", a1Eni, cluster.n("a1"), "RequestLimitExceeded");
+    });
   }
 
   @Test

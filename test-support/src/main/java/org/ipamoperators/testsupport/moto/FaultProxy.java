@@ -1,4 +1,4 @@
-package org.ipamoperators.cloud.aws;
+package org.ipamoperators.testsupport.moto;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -18,10 +18,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A loopback HTTP proxy in front of moto that answers chosen EC2 calls with throttling or 5xx
- * errors a given number of times, then lets them through: moto itself never throttles.
+ * errors a given number of times, then lets them through: moto itself never throttles. Point a
+ * client's endpoint at {@link #endpoint()}; requests that draw no fault are forwarded unchanged.
  */
-final class FaultProxy implements AutoCloseable {
-  enum Fault {
+public final class FaultProxy implements AutoCloseable {
+  public enum Fault {
     /** What EC2 answers when the account's request rate is exceeded. */
     THROTTLE(503, "RequestLimitExceeded", "Request limit exceeded."),
     UNAVAILABLE(503, "Unavailable", "The server is overloaded and can't handle the request."),
@@ -49,36 +50,36 @@ final class FaultProxy implements AutoCloseable {
   private final List<String> injected = Collections.synchronizedList(new ArrayList<>());
   private final List<String> forwarded = Collections.synchronizedList(new ArrayList<>());
 
-  FaultProxy(URI target) throws IOException {
+  public FaultProxy(URI target) throws IOException {
     this.target = target;
     this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/", this::handle);
     server.start();
   }
 
-  URI endpoint() {
+  public URI endpoint() {
     return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
   }
 
   /** The next {@code times} calls of {@code action} whose body contains {@code bodyContains} get the fault. */
-  FaultProxy inject(String action, String bodyContains, Fault fault, int times) {
+  public FaultProxy inject(String action, String bodyContains, Fault fault, int times) {
     rules.add(new Rule(action, bodyContains, fault, new AtomicInteger(times)));
     return this;
   }
 
-  List<String> injected() {
+  public List<String> injected() {
     synchronized (injected) {
       return List.copyOf(injected);
     }
   }
 
-  List<String> forwarded() {
+  public List<String> forwarded() {
     synchronized (forwarded) {
       return List.copyOf(forwarded);
     }
   }
 
-  boolean allFaultsUsed() {
+  public boolean allFaultsUsed() {
     synchronized (rules) {
       return rules.stream().allMatch(r -> r.left().get() <= 0);
     }
