@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.stream.Collectors;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
@@ -134,7 +134,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
               "DescribeNetworkInterfaces", "InvalidNetworkInterfaceID.NotFound", "network interface "
               + primaryIf.networkInterfaceId() + " not found", false));
       Ip primary = null;
-      Set<Ip> secondaries = new TreeSet<>();
+      // Concurrent sets: IPAMs reconcile in parallel and share this network's view of the nodes.
+      Set<Ip> secondaries = new ConcurrentSkipListSet<>();
       for (NetworkInterfacePrivateIpAddress a : eni.privateIpAddresses()) {
         Ip ip = Ip.parse(a.privateIpAddress());
         if (Boolean.TRUE.equals(a.primary())) {
@@ -180,7 +181,7 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   }
 
   private static Set<Ip> ownedTags(List<Tag> tags) {
-    Set<Ip> out = new HashSet<>();
+    Set<Ip> out = ConcurrentHashMap.newKeySet();
     for (Tag t : tags) {
       if (t.key() != null && t.key().startsWith(OWNED_TAG_PREFIX)) {
         try {
