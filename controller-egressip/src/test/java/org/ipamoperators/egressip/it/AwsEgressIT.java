@@ -208,6 +208,29 @@ class AwsEgressIT {
       assertThat(List.of(onEni("b1").size(), onEni("b2").size())).containsExactlyInAnyOrder(1, 2);
       assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
     });
+    // A reconcile with nothing to change reads EC2 but changes nothing on it. Two reconciles are
+    // triggered; the IPAM's reconciles run one at a time, so the first has finished when the
+    // second starts reading.
+    int mark = proxy.forwarded().size();
+    cluster.label("b2", "example.org/unrelated", "1");
+    await().atMost(WAIT).until(() -> proxy.forwarded().subList(mark, proxy.forwarded().size()).stream()
+        .filter("DescribeSubnets"::equals).count() >= 2);
+    int second = proxy.forwarded().size();
+    cluster.label("b2", "example.org/unrelated", "2");
+    await().atMost(WAIT).until(() -> proxy.forwarded().subList(second, proxy.forwarded().size())
+        .contains("DescribeInstances"));
+    List<String> all = proxy.forwarded();
+    int end = second;
+    while (!"DescribeInstances".equals(all.get(end))) {
+      end++; // the first reconcile's tail (its apply) runs until the second one starts describing
+    }
+    List<String> steady = all.subList(mark, end);
+    assertThat(steady).doesNotContain("AssignPrivateIpAddresses", "UnassignPrivateIpAddresses", "CreateTags",
+        "DeleteTags");
+    Map<String, Long> perCall = new java.util.TreeMap<>();
+    steady.forEach(call -> perCall.merge(call, 1L, Long::sum));
+    org.slf4j.LoggerFactory.getLogger(AwsEgressIT.class).info("EC2 calls of one no-op reconcile, 4 nodes, 2 CIDRs: {}",
+        perCall);
     // nothing allocated is in use by anything else or reserved
     Set<String> ours = new TreeSet<>();
     for (String ns : List.of("ns1", "ns2", "ns3")) {
