@@ -241,6 +241,32 @@ class AwsEgressIT {
   }
 
   @Test
+  void aZoneWhoseNodesAreAtTheirEniLimitKeepsTheAddressUnplacedAndTheOtherZoneIsServed() {
+    // scenario 40: the only zone-a node is a t3.micro whose one secondary slot another tool holds
+    worker("a1", "a", subnetA, "t3.micro");
+    worker("b1", "b", subnetB, "m5.large");
+    String foreign = Ip.parse(eniOf("a1").privateIpAddress()).next().next().next().toString();
+    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eniOf("a1").networkInterfaceId())
+        .privateIpAddresses(foreign));
+    String ipam = cluster.n("full");
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"), cidr(CIDR_B, "b"));
+    cluster.namespace("ns1", ipam, null);
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns1")).isNotNull();
+      String[] ips = cluster.egressIps("ns1").split(",");
+      assertThat(onEni("b1")).containsExactly(ips[1]);
+      assertThat(onEni("a1")).containsExactly(foreign); // nothing forced past the ENI limit
+      EgressIPAM x = ipam(ipam);
+      assertThat(x.getStatus()).isNotNull();
+      assertThat(x.getStatus().unplaceableIPs()).isEqualTo(1);
+      assertThat(EgressCluster.condition(x, "Degraded")).isEqualTo("True");
+      assertThat(client.v1().events().inNamespace(cluster.n("ns1")).list().getItems())
+          .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("EgressIPUnplaceable"));
+    });
+  }
+
+  @Test
   void addressesFailOverWhenANodeGoesNotReadyAndWhenItsInstanceIsTerminated() {
     worker("a1", "a", subnetA, "m5.large");
     worker("a2", "a", subnetA, "m5.large");
