@@ -323,6 +323,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       nodeInfos.add(new NodeInfo(nodeName, labels.get(ipam.getSpec().topologyLabel()), selected,
           eligible, capacity, primary, hosted));
     }
+    // CIDRs whose addresses in use could not be discovered: nothing new is claimed in them.
+    List<IpRange> blind = new ArrayList<>();
     if (nodeNetwork.capabilities().seesForeignAddresses()) {
       Set<Ip> annotated = new HashSet<>();
       for (NamespaceState w : wanting) {
@@ -349,6 +351,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           }
         } catch (NodeNetworkException e) {
           platformProblems.add(e.getMessage());
+          blind.add(IpRange.parse(c.cidr()));
         } catch (RuntimeException e) {
           // an unparsable CIDR is reported by the spec check below
         }
@@ -386,7 +389,22 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Map<String, List<Ip>> served = new java.util.concurrent.ConcurrentSkipListMap<>(plan.served());
     java.util.concurrent.atomic.AtomicBoolean retryFlag = new java.util.concurrent.atomic.AtomicBoolean();
     List<java.util.concurrent.Callable<Void>> tasks = new ArrayList<>();
+    boolean discoveryRetry = false;
     for (String ns : plan.served().keySet()) {
+      List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
+      java.util.Optional<IpRange> unknown = blind.stream()
+          .filter(r -> toClaim.stream().anyMatch(r::contains)).findFirst();
+      if (unknown.isPresent()) {
+        // An address is only new once the platform said what is in use: wait, never guess.
+        served.remove(ns);
+        discoveryRetry = true;
+        Namespace n = byName.get(ns);
+        if (n != null) {
+          events.warning(n, "EgressIPPending", "the addresses in use in " + unknown.get()
+              + " could not be discovered; " + toClaim + " will be claimed once they are");
+        }
+        continue;
+      }
       tasks.add(() -> {
         if (!claimAndPublish(name, ns, plan, seen.get(ns), ourClaims, byName)) {
           served.remove(ns);
@@ -486,7 +504,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Duration next = nextReview(verdicts, now);
     if (retry) {
       next = RETRY_SOON;
-    } else if (cloudRetry && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
+    } else if ((cloudRetry || discoveryRetry) && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
       next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
     }
     UpdateControl<EgressIPAM> control = UpdateControl.patchStatus(patch);

@@ -328,6 +328,37 @@ class AwsEgressIT {
   }
 
   @Test
+  void nothingIsClaimedInACidrWhoseAddressesInUseCannotBeDiscoveredUntilTheyCan() {
+    worker("a1", "a", subnetA, "m5.large");
+    worker("b1", "b", subnetB, "m5.large");
+    String ipam = cluster.n("blind");
+    String cidrC = "198.51.100.128/26"; // no subnet yet: discovery fails with NoSubnetForCidr
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"), cidr(cidrC, "c"));
+    cluster.namespace("ns1", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(readyMessage(ipam)).contains("NoSubnetForCidr", cidrC);
+      assertThat(client.v1().events().inNamespace(cluster.n("ns1")).list().getItems())
+          .anySatisfy(e -> assertThat(e.getMessage()).contains("could not be discovered"));
+    });
+    assertThat(cluster.egressIps("ns1")).isNull();
+    assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).isEmpty();
+
+    // The subnet appears (with an instance in it): the next attempt allocates, skipping what is used.
+    String vpc = ec2.describeSubnets(r -> r.subnetIds(subnetA)).subnets().get(0).vpcId();
+    String subnetC = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock(cidrC).availabilityZone("us-east-1c")).subnet()
+        .subnetId();
+    worker("c1", "c", subnetC, "m5.large");
+    String c1Ip = eniOf("c1").privateIpAddress();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns1")).isNotNull();
+      String[] ips = cluster.egressIps("ns1").split(",");
+      assertThat(ips[1]).isNotIn(c1Ip, "198.51.100.128", "198.51.100.129", "198.51.100.130", "198.51.100.131");
+      assertThat(onEni("c1")).containsExactly(ips[1]);
+      assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
+    });
+  }
+
+  @Test
   void addressesTheOldOperatorAttachedAreTakenOverWhereTheyAre() {
     // migration: the old operator left its annotation and an untagged secondary address on a2's ENI
     worker("a1", "a", subnetA, "m5.large");
