@@ -61,6 +61,7 @@ import org.ipamoperators.egressip.api.CidrStatus;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.egressip.api.EgressIPAMStatus;
+import org.ipamoperators.egressip.cloud.NodeNetworks;
 import org.ipamoperators.egressip.network.NetworkDetector;
 import org.ipamoperators.egressip.network.NetworkType;
 import org.ipamoperators.egressip.network.NetworkWrite;
@@ -90,6 +91,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   static final String LABEL_ORIGIN = "ipam.ipamoperators.org/origin";
   private static final Logger LOG = LoggerFactory.getLogger(EgressIPAMReconciler.class);
   private static final Duration RETRY_SOON = Duration.ofSeconds(2);
+  private static final Duration CLOUD_RETRY = Duration.ofSeconds(10);
 
   private final KubernetesClient client;
   private final ClusterLedger ledger;
@@ -97,7 +99,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final NetworkDetector detector;
   private final Clock clock;
   private final EgressMetrics metrics;
-  private final NodeNetwork nodeNetwork;
+  private final NodeNetworks networks;
   // When each node last counted as failed: a timing hint, not allocation state (lost on restart,
   // which at worst lets a flapping node take addresses once more).
   private final Map<String, Instant> failedNodes = new java.util.concurrent.ConcurrentHashMap<>();
@@ -127,7 +129,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
    */
   public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry,
       NodeNetwork nodeNetwork) {
-    this.nodeNetwork = nodeNetwork;
+    this(client, clock, registry, NodeNetworks.fixed(nodeNetwork));
+  }
+
+  /** With the network chosen per reconcile from the platform (bare metal, EC2 on AWS). */
+  public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry,
+      NodeNetworks networks) {
+    this.networks = networks;
     this.client = client;
     this.metrics = new EgressMetrics(registry);
     this.ledger = new ClusterLedger(client);
@@ -206,6 +214,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     dropLegacyFinalizer(ipam);
     NetworkType network = detector.detect();
     Platform platform = Platform.detect(client, platformOverride);
+    NodeNetworks.Selection selection = networks.select(platform);
+    NodeNetwork nodeNetwork = selection.network();
     boolean cloudWithoutModule = platform.needsCloudApi() && !nodeNetwork.capabilities().requiresApiCalls();
     List<Namespace> opted = namespaces.list(ns -> name.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM))).toList();
     Map<String, Namespace> byName = new HashMap<>();
@@ -266,6 +276,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     failedNodes.keySet().retainAll(verdicts.keySet());
     List<NodeInfo> nodeInfos = new ArrayList<>();
     List<String> platformProblems = new ArrayList<>();
+    Set<Ip> attached = new HashSet<>(); // our claimed addresses on some node's interface now
+    Set<Ip> onInterfaces = new HashSet<>(); // every secondary address on the nodes' interfaces
     List<IpRange> ourRanges = parsableCidrs(ipam);
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
@@ -278,39 +290,68 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       NodeVerdict verdict = verdicts.get(nodeName);
       boolean eligible = !verdict.failed();
       int capacity = capacity(n, ipam);
-      if (verdict.condition() == org.ipamoperators.core.failover.NodeCondition.SUSPECT) {
-        // Not ready, within the grace period: it keeps what it hosts and takes nothing new.
-        long ours = hosting.getOrDefault(nodeName, Set.of()).stream()
-            .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).count();
-        capacity = (int) Math.min(capacity, ours);
-      }
-      if (selected && nodeNetwork.capabilities().requiresApiCalls()) {
-        try {
-          NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName,
-              n.getSpec() == null ? null : n.getSpec().getProviderID(), labels, new ArrayList<>(primary)));
-          if (nodeNetwork.capabilities().reportsCapacity()) {
-            capacity = Math.min(capacity, a.capacity());
+      Set<Ip> hosted = hosting.getOrDefault(nodeName, Set.of());
+      String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
+      if (nodeNetwork.capabilities().requiresApiCalls()) {
+        // On a cloud the interface is the truth of what a node hosts: our claimed addresses on it.
+        // Unselected nodes are looked at too, so what they still hold is taken off them.
+        hosted = Set.of();
+        if (selected || providerId != null) {
+          try {
+            NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, new ArrayList<>(primary)));
+            if (nodeNetwork.capabilities().reportsCapacity()) {
+              capacity = Math.min(capacity, a.capacity());
+            }
+            hosted = a.secondaryAddresses().stream().filter(ourClaims::containsKey)
+                .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).collect(Collectors.toSet());
+            attached.addAll(hosted);
+            onInterfaces.addAll(a.secondaryAddresses());
+          } catch (NodeNetworkException e) {
+            // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
+            eligible = false;
+            if (selected) {
+              platformProblems.add(e.getMessage());
+            }
           }
-        } catch (NodeNetworkException e) {
-          // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
-          eligible = false;
-          platformProblems.add(e.getMessage());
         }
       }
+      if (verdict.condition() == org.ipamoperators.core.failover.NodeCondition.SUSPECT) {
+        // Not ready, within the grace period: it keeps what it hosts and takes nothing new.
+        long ours = hosted.stream().filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).count();
+        capacity = (int) Math.min(capacity, ours);
+      }
       nodeInfos.add(new NodeInfo(nodeName, labels.get(ipam.getSpec().topologyLabel()), selected,
-          eligible, capacity, primary, hosting.getOrDefault(nodeName, Set.of())));
+          eligible, capacity, primary, hosted));
     }
+    // CIDRs whose addresses in use could not be discovered: nothing new is claimed in them.
+    List<IpRange> blind = new ArrayList<>();
     if (nodeNetwork.capabilities().seesForeignAddresses()) {
+      Set<Ip> annotated = new HashSet<>();
+      for (NamespaceState w : wanting) {
+        if (w.egressIps() != null) {
+          for (String part : w.egressIps().split(",")) {
+            try {
+              annotated.add(Ip.parse(part.trim()));
+            } catch (RuntimeException e) {
+              // reported by the planner
+            }
+          }
+        }
+      }
       for (CIDRAssignment c : ipam.getSpec().cidrs()) {
         try {
           for (Ip ip : nodeNetwork.addressesInUse(IpRange.parse(c.cidr()))) {
             if (ourClaims.containsKey(ip)) {
               continue; // attached by us: in use, and ours
             }
+            if (onInterfaces.contains(ip) && annotated.contains(ip)) {
+              continue; // on a node and named by one of our namespaces: the old operator's, taken over
+            }
             claimStates.add(new ClaimState(ip, null, "the platform (in use in subnet " + c.cidr() + ")", false, null));
           }
         } catch (NodeNetworkException e) {
           platformProblems.add(e.getMessage());
+          blind.add(IpRange.parse(c.cidr()));
         } catch (RuntimeException e) {
           // an unparsable CIDR is reported by the spec check below
         }
@@ -326,10 +367,17 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
     // 1. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
     Set<String> cleared = new HashSet<>();
+    List<Ip> releaseAfterDetach = new ArrayList<>();
     for (Ip ip : plan.toRelease()) {
       IPClaim c = ourClaims.get(ip);
       String ns = c.getSpec().owner().name();
-      ledger.release(ip, c.getSpec().owner());
+      if (attached.contains(ip)) {
+        // Still on a node's interface: the claim stays until the cloud has let go of it, so a
+        // failed detach is retried rather than leaving an address nobody accounts for.
+        releaseAfterDetach.add(ip);
+      } else {
+        ledger.release(ip, c.getSpec().owner());
+      }
       if (!plan.served().containsKey(ns) && byName.containsKey(ns)) {
         cleared.add(ns);
       }
@@ -341,7 +389,22 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Map<String, List<Ip>> served = new java.util.concurrent.ConcurrentSkipListMap<>(plan.served());
     java.util.concurrent.atomic.AtomicBoolean retryFlag = new java.util.concurrent.atomic.AtomicBoolean();
     List<java.util.concurrent.Callable<Void>> tasks = new ArrayList<>();
+    boolean discoveryRetry = false;
     for (String ns : plan.served().keySet()) {
+      List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
+      java.util.Optional<IpRange> unknown = blind.stream()
+          .filter(r -> toClaim.stream().anyMatch(r::contains)).findFirst();
+      if (unknown.isPresent()) {
+        // An address is only new once the platform said what is in use: wait, never guess.
+        served.remove(ns);
+        discoveryRetry = true;
+        Namespace n = byName.get(ns);
+        if (n != null) {
+          events.warning(n, "EgressIPPending", "the addresses in use in " + unknown.get()
+              + " could not be discovered; " + toClaim + " will be claimed once they are");
+        }
+        continue;
+      }
       tasks.add(() -> {
         if (!claimAndPublish(name, ns, plan, seen.get(ns), ourClaims, byName)) {
           served.remove(ns);
@@ -373,20 +436,49 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<String> failures = new ArrayList<>(platformProblems);
     Set<Ip> servedIps = new HashSet<>();
     served.values().forEach(servedIps::addAll);
-    List<AddressChange> changes = AddressChange.of(plan.placement()).stream()
-        .filter(c -> c.kind() == AddressChange.Kind.DETACH || servedIps.contains(c.address())).toList();
-    for (AddressChangeResult r : nodeNetwork.apply(changes)) {
-      if (!r.succeeded()) {
-        failures.add(r.change().kind() + " " + r.change().address() + " on "
+    List<AddressChange> changes = new ArrayList<>(AddressChange.of(plan.placement()).stream()
+        .filter(c -> c.kind() == AddressChange.Kind.DETACH || servedIps.contains(c.address())).toList());
+    if (nodeNetwork.capabilities().requiresApiCalls()) {
+      // Addresses that stay where they are are confirmed too: no call where the interface already
+      // holds them as ours; one attached by the old operator (untagged) is adopted where it is.
+      Set<Ip> changing = changes.stream().map(AddressChange::address).collect(Collectors.toSet());
+      plan.placement().assignments().forEach((node, ips) -> ips.stream()
+          .filter(ip -> servedIps.contains(ip) && !changing.contains(ip))
+          .forEach(ip -> changes.add(AddressChange.attach(ip, node))));
+    }
+    Set<Ip> detachFailed = new HashSet<>();
+    List<String> cloudFailures = new ArrayList<>();
+    boolean cloudRetry = false;
+    for (AddressChangeResult r : changes.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(changes)) {
+      if (r.outcome() == AddressChangeResult.Outcome.FAILED) {
+        if (r.change().kind() == AddressChange.Kind.DETACH) {
+          detachFailed.add(r.change().address());
+        }
+        cloudRetry |= r.retryable();
+        cloudFailures.add(r.change().kind() + " " + r.change().address() + " on "
             + (r.change().toNode() != null ? r.change().toNode() : r.change().fromNode()) + ": "
             + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
       }
     }
+    for (Ip ip : releaseAfterDetach) {
+      if (!detachFailed.contains(ip)) {
+        ledger.release(ip, ourClaims.get(ip).getSpec().owner());
+      }
+    }
+    if (!cloudFailures.isEmpty()) {
+      failures.addAll(cloudFailures);
+    }
+    if (!platformProblems.isEmpty() || !cloudFailures.isEmpty()) {
+      // One Event per distinct message (the recorder counts repeats): which call, node and code.
+      List<String> all = new ArrayList<>(platformProblems);
+      all.addAll(cloudFailures);
+      events.warning(ipam, "CloudCallFailed", String.join("; ", all));
+    }
     failures.addAll(writeNetwork(ipam, network, plan, served, cleared, nodeInfos, platform));
     if (cloudWithoutModule) {
       failures.add("platform " + platform.type() + " needs its cloud module to attach egress IPs to the nodes' "
-          + "interfaces, and none is configured: the addresses are allocated and written to the cluster network, "
-          + "but the cloud will not route them");
+          + "interfaces, and none is configured" + (selection.problem() == null ? "" : " (" + selection.problem() + ")")
+          + ": the addresses are allocated and written to the cluster network, but the cloud will not route them");
     }
     // 5. Report.
     recordMetrics(ipam, plan, nodeInfos, verdicts, served, now);
@@ -412,6 +504,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Duration next = nextReview(verdicts, now);
     if (retry) {
       next = RETRY_SOON;
+    } else if ((cloudRetry || discoveryRetry) && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
+      next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
     }
     UpdateControl<EgressIPAM> control = UpdateControl.patchStatus(patch);
     return next == null ? control : control.rescheduleAfter(next);
@@ -709,13 +803,47 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     NetworkType network = detector.detect();
     NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
-    List<String> failures = switch (network) {
+    List<String> failures = new ArrayList<>(switch (network) {
       case OPENSHIFT_SDN -> new SdnWriter(client).apply(write);
       case OVN_KUBERNETES -> new OvnWriter(client).apply(write);
-      case NONE -> List.of();
-    };
+      case NONE -> List.<String>of();
+    });
+    // The cloud: every held address still on a node's interface is detached; a claim whose detach
+    // failed is kept (and the finalizer with it) so the next attempt knows what to take off.
+    Set<Ip> keep = new HashSet<>();
+    NodeNetwork nodeNetwork = networks.select(Platform.detect(client, platformOverride)).network();
+    if (nodeNetwork.capabilities().requiresApiCalls()) {
+      Set<Ip> heldIps = held.stream().map(c -> Ip.parse(c.getSpec().address())).collect(Collectors.toSet());
+      List<AddressChange> detach = new ArrayList<>();
+      for (Node n : client.nodes().list().getItems()) {
+        String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
+        if (providerId == null) {
+          continue;
+        }
+        Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+        try {
+          NodeAttachment a = nodeNetwork.describe(new NodeRef(n.getMetadata().getName(), providerId, labels,
+              new ArrayList<>(addresses(n))));
+          a.secondaryAddresses().stream().filter(heldIps::contains)
+              .forEach(ip -> detach.add(AddressChange.detach(ip, n.getMetadata().getName())));
+        } catch (NodeNetworkException e) {
+          // gone with its instance, or not ours to look at: nothing of ours can be taken off it
+          LOG.debug("IPAM {} cleanup: {}", name, e.getMessage());
+        }
+      }
+      for (AddressChangeResult r : detach.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(detach)) {
+        if (r.outcome() == AddressChangeResult.Outcome.FAILED) {
+          keep.add(r.change().address());
+          failures.add("DETACH " + r.change().address() + " on " + r.change().fromNode() + ": " + r.message()
+              + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
+        }
+      }
+    }
     for (IPClaim c : held) {
-      ledger.release(Ip.parse(c.getSpec().address()), c.getSpec().owner());
+      Ip ip = Ip.parse(c.getSpec().address());
+      if (!keep.contains(ip)) {
+        ledger.release(ip, c.getSpec().owner());
+      }
     }
     metrics.forget(name);
     if (!failures.isEmpty()) {

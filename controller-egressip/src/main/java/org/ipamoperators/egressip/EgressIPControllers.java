@@ -4,13 +4,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import org.ipamoperators.egressip.cloud.CloudNodeNetworks;
+import org.ipamoperators.egressip.cloud.CloudSettings;
 
 /** Registers everything the egress IP feature runs on an operator. */
 public final class EgressIPControllers {
   private EgressIPControllers() {}
 
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry));
+    // Bare metal, or EC2 on AWS (credentials, region and endpoint: see CloudSettings).
+    operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry,
+        new CloudNodeNetworks(client, CloudSettings.fromEnvironment())));
     operator.register(new NamespaceReferenceReconciler(client));
   }
 }

@@ -9,11 +9,12 @@ import java.util.Set;
 
 /**
  * The infrastructure a cluster runs on, from OpenShift's {@code Infrastructure/cluster}
- * ({@code status.platformStatus.type}, else the older {@code status.platform}), or "None" where that
+ * ({@code status.platformStatus.type}, else the older {@code status.platform}; on AWS also
+ * {@code status.platformStatus.aws.region}), or "None" where that
  * API is not served (plain Kubernetes). Read on every reconcile, never only once at start, so a
  * cluster whose Infrastructure appears later is followed. Never throws.
  */
-public record Platform(String type, boolean fromInfrastructure) {
+public record Platform(String type, boolean fromInfrastructure, String awsRegion) {
   /** Platforms where the cluster network alone carries an egress IP: no cloud API is needed. */
   private static final Set<String> WITHOUT_CLOUD_API = Set.of("", "None", "BareMetal", "VSphere", "oVirt",
       "OpenStack", "Libvirt", "KubeVirt", "EquinixMetal", "Nutanix", "External");
@@ -29,28 +30,30 @@ public record Platform(String type, boolean fromInfrastructure) {
   /** Finds the platform; {@code override} (a setting on non-OpenShift clusters) wins when given. */
   public static Platform detect(KubernetesClient client, String override) {
     if (override != null && !override.isBlank()) {
-      return new Platform(override, false);
+      return new Platform(override, false, null);
     }
     try {
       if (!client.supports("config.openshift.io/v1", "Infrastructure")) {
-        return new Platform("None", false);
+        return new Platform("None", false, null);
       }
       GenericKubernetesResource infra = client.genericKubernetesResources(INFRASTRUCTURE).withName("cluster").get();
       if (infra == null) {
-        return new Platform("None", false);
+        return new Platform("None", false, null);
       }
       Object status = infra.getAdditionalProperties().get("status");
       if (status instanceof Map<?, ?> st) {
+        String region = st.get("platformStatus") instanceof Map<?, ?> ps && ps.get("aws") instanceof Map<?, ?> aws
+            && aws.get("region") instanceof String r && !r.isBlank() ? r : null;
         if (st.get("platformStatus") instanceof Map<?, ?> ps && ps.get("type") instanceof String t && !t.isBlank()) {
-          return new Platform(t, true);
+          return new Platform(t, true, region);
         }
         if (st.get("platform") instanceof String p && !p.isBlank()) {
-          return new Platform(p, true);
+          return new Platform(p, true, region);
         }
       }
-      return new Platform("None", true);
+      return new Platform("None", true, null);
     } catch (KubernetesClientException e) {
-      return new Platform("None", false);
+      return new Platform("None", false, null);
     }
   }
 }

@@ -66,6 +66,21 @@ final class EgressCluster implements AutoCloseable {
     return node;
   }
 
+  /** A worker on a cloud: {@code spec.providerID} and its InternalIP as the kubelet would set them. */
+  Node cloudNode(String name, Map<String, String> labels, String providerId, String internalIp) {
+    node(name, labels);
+    client.nodes().withName(n(name)).edit(x -> {
+      if (x.getSpec() == null) {
+        x.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+      }
+      x.getSpec().setProviderID(providerId);
+      return x;
+    });
+    Node node = client.nodes().withName(n(name)).get();
+    node.getStatus().setAddresses(List.of(new io.fabric8.kubernetes.api.model.NodeAddress(internalIp, "InternalIP")));
+    return client.nodes().resource(node).updateStatus();
+  }
+
   void setReady(String name, boolean ready) {
     Node node = client.nodes().withName(n(name)).get();
     NodeCondition c = new NodeConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")

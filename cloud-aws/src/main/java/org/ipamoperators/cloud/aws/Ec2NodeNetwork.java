@@ -1,0 +1,553 @@
+package org.ipamoperators.cloud.aws;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.stream.Collectors;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpRange;
+import org.ipamoperators.core.spi.AddressChange;
+import org.ipamoperators.core.spi.AddressChangeResult;
+import org.ipamoperators.core.spi.NetworkCapabilities;
+import org.ipamoperators.core.spi.NodeAttachment;
+import org.ipamoperators.core.spi.NodeNetwork;
+import org.ipamoperators.core.spi.NodeNetworkException;
+import org.ipamoperators.core.spi.NodeRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.Filter;
+import software.amazon.awssdk.services.ec2.model.Instance;
+import software.amazon.awssdk.services.ec2.model.InstanceNetworkInterface;
+import software.amazon.awssdk.services.ec2.model.InstanceStateName;
+import software.amazon.awssdk.services.ec2.model.NetworkInterface;
+import software.amazon.awssdk.services.ec2.model.NetworkInterfaceIpv6Address;
+import software.amazon.awssdk.services.ec2.model.NetworkInterfacePrivateIpAddress;
+import software.amazon.awssdk.services.ec2.model.Subnet;
+import software.amazon.awssdk.services.ec2.model.SubnetCidrBlockStateCode;
+import software.amazon.awssdk.services.ec2.model.SubnetIpv6CidrBlockAssociation;
+import software.amazon.awssdk.services.ec2.model.Tag;
+
+/**
+ * {@link NodeNetwork} on EC2: egress addresses are secondary private IPv4 addresses (or IPv6
+ * addresses) of the device-index-0 ENI of the instance named by the node's {@code spec.providerID}.
+ *
+ * <p>Ownership: every address this operator attaches carries a tag on its ENI,
+ * {@value #OWNED_TAG_PREFIX}{@code <address>}. That tag is the cloud-side ledger: only tagged
+ * addresses are ever unassigned or moved away, so secondary addresses of other tools are never
+ * touched. The tag is written before the address is assigned, so a crash in between leaves a tag
+ * without an address (ignored) rather than an address nobody owns.
+ *
+ * <p>{@link #describe} reports every secondary address of the ENI (the caller decides which are its
+ * own); the capacity is the instance type's IPv4 addresses per interface, minus the primary, minus
+ * secondary addresses this operator did not attach. Discovery failures are exceptions; {@link #apply}
+ * gives one result per change, each failure with the EC2 call and AWS error code, and one node's
+ * failure never stops another node's calls. Throttling and 5xx answers are retried by the SDK
+ * (see {@link Ec2Clients}).
+ */
+public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
+  public static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
+  public static final String BETA_INSTANCE_TYPE_LABEL = "beta.kubernetes.io/instance-type";
+  /** Tag key prefix on an ENI, one tag per address this operator attached to it. */
+  public static final String OWNED_TAG_PREFIX = "ipam.ipamoperators.org/egress-ip/";
+  static final String OWNED_TAG_VALUE = "ipam-operators";
+  private static final Duration SUBNET_TTL = Duration.ofMinutes(5);
+  private static final Set<SubnetCidrBlockStateCode> GONE = Set.of(SubnetCidrBlockStateCode.DISASSOCIATING,
+      SubnetCidrBlockStateCode.DISASSOCIATED, SubnetCidrBlockStateCode.FAILING, SubnetCidrBlockStateCode.FAILED);
+  private static final Logger LOG = LoggerFactory.getLogger(Ec2NodeNetwork.class);
+
+  private final Ec2Client ec2;
+  private final boolean ownsClient;
+  private final Clock clock;
+  private final InstanceTypeLimits types;
+  private final Map<String, NodeEni> nodes = new ConcurrentHashMap<>();
+  private final Map<String, CachedSubnet> subnets = new ConcurrentHashMap<>();
+
+  /** What {@link #describe} found of a node, for {@link #apply}. */
+  record NodeEni(String node, String instanceId, String eniId, String subnetId, Set<Ip> secondaries,
+      Set<Ip> tagged, boolean ipv6) {
+    boolean owns(Ip ip) {
+      return secondaries.contains(ip) && tagged.contains(ip);
+    }
+
+    String where() {
+      return eniId + " of node " + node + " (" + instanceId + ")";
+    }
+  }
+
+  private record CachedSubnet(List<IpRange> blocks, Instant expires) {}
+
+  /** With an existing client, which the caller closes. */
+  public Ec2NodeNetwork(Ec2Client ec2, Clock clock, Duration capacityCacheTtl) {
+    this(ec2, false, clock, capacityCacheTtl);
+  }
+
+  private Ec2NodeNetwork(Ec2Client ec2, boolean ownsClient, Clock clock, Duration capacityCacheTtl) {
+    this.ec2 = ec2;
+    this.ownsClient = ownsClient;
+    this.clock = clock;
+    this.types = new InstanceTypeLimits(ec2, clock, capacityCacheTtl);
+  }
+
+  /** With a client of its own, built from the settings; {@link #close} closes it. */
+  public static Ec2NodeNetwork create(AwsSettings settings) {
+    return new Ec2NodeNetwork(Ec2Clients.build(settings), true, Clock.systemUTC(), settings.capacityCacheTtl());
+  }
+
+  @Override
+  public NetworkCapabilities capabilities() {
+    return new NetworkCapabilities(true, true, true, true, true);
+  }
+
+  @Override
+  public NodeAttachment describe(NodeRef node) throws NodeNetworkException {
+    String instanceId = ProviderId.instanceId(node.providerId()).orElseThrow(() -> new NodeNetworkException(
+        node.name(), "InvalidProviderID", "spec.providerID '" + node.providerId()
+        + "' names no EC2 instance (expected aws:///<zone>/i-...)", false, null));
+    try {
+      Instance instance = Ec2CallFailed.call("DescribeInstances",
+          () -> ec2.describeInstances(r -> r.instanceIds(instanceId))).reservations().stream()
+          .flatMap(r -> r.instances().stream()).filter(i -> instanceId.equals(i.instanceId())).findFirst()
+          .orElseThrow(() -> new Ec2CallFailed("DescribeInstances", "InvalidInstanceID.NotFound",
+              "instance " + instanceId + " not found", false));
+      InstanceStateName state = instance.state() == null ? null : instance.state().name();
+      if (state == InstanceStateName.TERMINATED || state == InstanceStateName.SHUTTING_DOWN) {
+        throw new Ec2CallFailed("DescribeInstances", "InstanceTerminated", "instance " + instanceId + " is "
+            + state, false);
+      }
+      InstanceNetworkInterface primaryIf = primaryInterface(instance.networkInterfaces()).orElseThrow(
+          () -> new Ec2CallFailed("DescribeInstances", "NoPrimaryNetworkInterface", "instance " + instanceId
+              + " has no network interface at device index 0", false));
+      NetworkInterface eni = Ec2CallFailed.call("DescribeNetworkInterfaces",
+          () -> ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(primaryIf.networkInterfaceId())))
+          .networkInterfaces().stream().findFirst().orElseThrow(() -> new Ec2CallFailed(
+              "DescribeNetworkInterfaces", "InvalidNetworkInterfaceID.NotFound", "network interface "
+              + primaryIf.networkInterfaceId() + " not found", false));
+      Ip primary = null;
+      // Concurrent sets: IPAMs reconcile in parallel and share this network's view of the nodes.
+      Set<Ip> secondaries = new ConcurrentSkipListSet<>();
+      for (NetworkInterfacePrivateIpAddress a : eni.privateIpAddresses()) {
+        Ip ip = Ip.parse(a.privateIpAddress());
+        if (Boolean.TRUE.equals(a.primary())) {
+          primary = ip;
+        } else {
+          secondaries.add(ip);
+        }
+      }
+      for (NetworkInterfaceIpv6Address a : eni.ipv6Addresses()) {
+        secondaries.add(Ip.parse(a.ipv6Address()));
+      }
+      Set<Ip> tagged = ownedTags(eni.tagSet());
+      List<IpRange> blocks = subnetBlocks(eni.subnetId());
+      boolean ipv6 = blocks.stream().anyMatch(b -> !b.first().isIPv4());
+      NodeEni found = new NodeEni(node.name(), instanceId, eni.networkInterfaceId(), eni.subnetId(),
+          secondaries, tagged, ipv6);
+      nodes.put(node.name(), found);
+      String type = instanceType(node, instance);
+      InstanceTypeLimits.Limits limits = types.of(type);
+      long foreignV4 = secondaries.stream().filter(Ip::isIPv4).filter(ip -> !found.owns(ip)).count();
+      int capacity = (int) Math.max(0, limits.ipv4Secondary() - foreignV4);
+      return new NodeAttachment(node.name(), eni.networkInterfaceId(), blocks, primary, secondaries, capacity);
+    } catch (Ec2CallFailed f) {
+      nodes.remove(node.name());
+      throw new NodeNetworkException(node.name(), f.code, f.call + " for " + instanceId + ": " + f.getMessage(),
+          f.retryable, f);
+    }
+  }
+
+  /** The interface at device index 0, whatever order the API lists the interfaces in. */
+  static Optional<InstanceNetworkInterface> primaryInterface(List<InstanceNetworkInterface> interfaces) {
+    return interfaces.stream()
+        .filter(i -> i.attachment() != null && Integer.valueOf(0).equals(i.attachment().deviceIndex()))
+        .findFirst();
+  }
+
+  private static String instanceType(NodeRef node, Instance instance) {
+    String t = node.labels().get(INSTANCE_TYPE_LABEL);
+    if (t == null || t.isBlank()) {
+      t = node.labels().get(BETA_INSTANCE_TYPE_LABEL);
+    }
+    return t == null || t.isBlank() ? instance.instanceTypeAsString() : t;
+  }
+
+  private static Set<Ip> ownedTags(List<Tag> tags) {
+    Set<Ip> out = ConcurrentHashMap.newKeySet();
+    for (Tag t : tags) {
+      if (t.key() != null && t.key().startsWith(OWNED_TAG_PREFIX)) {
+        try {
+          out.add(Ip.parse(t.key().substring(OWNED_TAG_PREFIX.length())));
+        } catch (RuntimeException e) {
+          // not one of ours after all
+        }
+      }
+    }
+    return out;
+  }
+
+  private List<IpRange> subnetBlocks(String subnetId) {
+    Instant now = clock.instant();
+    CachedSubnet cached = subnets.get(subnetId);
+    if (cached != null && now.isBefore(cached.expires())) {
+      return cached.blocks();
+    }
+    Subnet s = Ec2CallFailed.call("DescribeSubnets", () -> ec2.describeSubnets(r -> r.subnetIds(subnetId)))
+        .subnets().stream().findFirst().orElseThrow(() -> new Ec2CallFailed("DescribeSubnets",
+            "InvalidSubnetID.NotFound", "subnet " + subnetId + " not found", false));
+    List<IpRange> blocks = blocks(s);
+    subnets.put(subnetId, new CachedSubnet(blocks, now.plus(SUBNET_TTL)));
+    return blocks;
+  }
+
+  /** A subnet's IPv4 block and its associated IPv6 blocks. */
+  private static List<IpRange> blocks(Subnet s) {
+    List<IpRange> out = new ArrayList<>();
+    if (s.cidrBlock() != null) {
+      out.add(IpRange.parse(s.cidrBlock()));
+    }
+    for (SubnetIpv6CidrBlockAssociation a : s.ipv6CidrBlockAssociationSet()) {
+      var state = a.ipv6CidrBlockState() == null ? null : a.ipv6CidrBlockState().state();
+      boolean associated = state == null || !GONE.contains(state);
+      if (associated && a.ipv6CidrBlock() != null) {
+        out.add(IpRange.parse(a.ipv6CidrBlock()));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Every address of every ENI in the subnets that hold or overlap {@code range}, plus the five
+   * addresses AWS reserves in each subnet block (the first four and the last). A range no subnet
+   * overlaps is an error: such addresses cannot be attached to any ENI.
+   */
+  @Override
+  public Set<Ip> addressesInUse(IpRange range) throws NodeNetworkException {
+    try {
+      List<Subnet> all = Ec2CallFailed.call("DescribeSubnets",
+          () -> ec2.describeSubnetsPaginator(r -> {}).subnets().stream().toList());
+      Map<String, List<IpRange>> holding = new LinkedHashMap<>();
+      for (Subnet s : all) {
+        List<IpRange> overlapping = blocks(s).stream().filter(b -> b.family() == range.family() && b.overlaps(range))
+            .toList();
+        if (!overlapping.isEmpty()) {
+          holding.put(s.subnetId(), overlapping);
+        }
+      }
+      if (holding.isEmpty()) {
+        throw new Ec2CallFailed("DescribeSubnets", "NoSubnetForCidr", "no subnet holds or overlaps " + range,
+            false);
+      }
+      Set<Ip> used = new TreeSet<>();
+      for (List<IpRange> blocks : holding.values()) {
+        for (IpRange b : blocks) {
+          Ip ip = b.first();
+          for (int i = 0; i < 4; i++, ip = ip.next()) {
+            used.add(ip);
+          }
+          used.add(b.last());
+        }
+      }
+      List<NetworkInterface> enis = Ec2CallFailed.call("DescribeNetworkInterfaces",
+          () -> ec2.describeNetworkInterfacesPaginator(r -> r.filters(Filter.builder().name("subnet-id")
+              .values(holding.keySet()).build())).networkInterfaces().stream().toList());
+      for (NetworkInterface eni : enis) {
+        eni.privateIpAddresses().forEach(a -> used.add(Ip.parse(a.privateIpAddress())));
+        eni.ipv6Addresses().forEach(a -> used.add(Ip.parse(a.ipv6Address())));
+      }
+      used.removeIf(ip -> !range.contains(ip));
+      return used;
+    } catch (Ec2CallFailed f) {
+      throw new NodeNetworkException(range.toString(), f.code, f.describe(), f.retryable, f);
+    }
+  }
+
+  /**
+   * Attachments and moves first, per target node (make before break: a move is one
+   * AssignPrivateIpAddresses with AllowReassignment), then detachments, per source node. Only nodes
+   * whose set changes are called; an address already on its target ENI costs no call.
+   */
+  @Override
+  public List<AddressChangeResult> apply(List<AddressChange> changes) {
+    AddressChangeResult[] results = new AddressChangeResult[changes.size()];
+    Map<String, List<Integer>> attach = new LinkedHashMap<>();
+    Map<String, List<Integer>> detach = new LinkedHashMap<>();
+    for (int i = 0; i < changes.size(); i++) {
+      AddressChange c = changes.get(i);
+      if (c.kind() == AddressChange.Kind.DETACH) {
+        detach.computeIfAbsent(c.fromNode(), k -> new ArrayList<>()).add(i);
+      } else {
+        attach.computeIfAbsent(c.toNode(), k -> new ArrayList<>()).add(i);
+      }
+    }
+    attach.forEach((node, idx) -> attachOn(node, idx, changes, results));
+    detach.forEach((node, idx) -> detachFrom(node, idx, changes, results));
+    return List.of(results);
+  }
+
+  private void attachOn(String node, List<Integer> idx, List<AddressChange> changes, AddressChangeResult[] results) {
+    NodeEni target = nodes.get(node);
+    if (target == null) {
+      idx.forEach(i -> results[i] = AddressChangeResult.failed(changes.get(i), "NodeNotDescribed",
+          "node " + node + " has no known EC2 instance (its description failed or was never made)", true));
+      return;
+    }
+    // Who holds each address now decides how it is placed: nobody (a plain assign), one of our
+    // tagged ENIs (a move), anyone else (refused: never taken from another tool).
+    Map<Ip, Integer> pending = new LinkedHashMap<>();
+    for (int i : idx) {
+      Ip ip = changes.get(i).address();
+      if (target.owns(ip)) {
+        results[i] = AddressChangeResult.applied(changes.get(i));
+      } else if (!ip.isIPv4() && !target.ipv6()) {
+        results[i] = AddressChangeResult.failed(changes.get(i), "SubnetHasNoIpv6", "the subnet of "
+            + target.where() + " has no IPv6 block", false);
+      } else {
+        pending.put(ip, i);
+      }
+    }
+    if (pending.isEmpty()) {
+      return;
+    }
+    Map<Ip, NetworkInterface> holders;
+    try {
+      holders = holders(target.subnetId(), pending.keySet());
+    } catch (Ec2CallFailed f) {
+      pending.values().forEach(i -> results[i] = failed(changes.get(i), f, target));
+      return;
+    }
+    List<Ip> assign = new ArrayList<>();
+    List<Ip> reassign = new ArrayList<>();
+    List<Ip> assignV6 = new ArrayList<>();
+    Map<String, List<Ip>> v6From = new LinkedHashMap<>();
+    Map<String, List<Ip>> movedFrom = new LinkedHashMap<>();
+    List<Ip> adopt = new ArrayList<>();
+    for (var e : pending.entrySet()) {
+      Ip ip = e.getKey();
+      NetworkInterface holder = holders.get(ip);
+      AddressChange c = changes.get(e.getValue());
+      if (holder == null) {
+        (ip.isIPv4() ? assign : assignV6).add(ip);
+      } else if (holder.networkInterfaceId().equals(target.eniId())) {
+        adopt.add(ip); // on the right ENI already (an earlier attempt, or the old operator's): take it over
+      } else if (ownedTags(holder.tagSet()).contains(ip)) {
+        if (ip.isIPv4()) {
+          reassign.add(ip);
+        } else {
+          assignV6.add(ip);
+          v6From.computeIfAbsent(holder.networkInterfaceId(), k -> new ArrayList<>()).add(ip);
+        }
+        movedFrom.computeIfAbsent(holder.networkInterfaceId(), k -> new ArrayList<>()).add(ip);
+      } else {
+        results[e.getValue()] = AddressChangeResult.failed(c, "AddressInUse", ip + " is held by "
+            + holder.networkInterfaceId() + ", which this operator did not give it to: left alone", false);
+      }
+    }
+    List<Ip> toTag = new ArrayList<>();
+    toTag.addAll(assign);
+    toTag.addAll(reassign);
+    toTag.addAll(assignV6);
+    toTag.addAll(adopt);
+    if (toTag.isEmpty()) {
+      return;
+    }
+    try {
+      tag(target.eniId(), toTag);
+    } catch (Ec2CallFailed f) {
+      toTag.forEach(ip -> results[pending.get(ip)] = failed(changes.get(pending.get(ip)), f, target));
+      return;
+    }
+    adopt.forEach(ip -> {
+      target.tagged().add(ip);
+      results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip)));
+    });
+    List<Ip> done = new ArrayList<>(adopt);
+    done.addAll(run(target, reassign, pending, changes, results, () -> ec2.assignPrivateIpAddresses(r -> r
+        .networkInterfaceId(target.eniId()).privateIpAddresses(strings(reassign)).allowReassignment(true)),
+        "AssignPrivateIpAddresses"));
+    done.addAll(run(target, assign, pending, changes, results, () -> ec2.assignPrivateIpAddresses(r -> r
+        .networkInterfaceId(target.eniId()).privateIpAddresses(strings(assign)).allowReassignment(false)),
+        "AssignPrivateIpAddresses"));
+    // IPv6 has no reassignment: a move unassigns from the old ENI first (break before make).
+    List<Ip> v6Ready = new ArrayList<>(assignV6);
+    v6From.forEach((eni, ips) -> {
+      try {
+        Ec2CallFailed.call("UnassignIpv6Addresses",
+            () -> ec2.unassignIpv6Addresses(r -> r.networkInterfaceId(eni).ipv6Addresses(strings(ips))));
+      } catch (Ec2CallFailed f) {
+        ips.forEach(ip -> {
+          results[pending.get(ip)] = failed(changes.get(pending.get(ip)), f, target);
+          v6Ready.remove(ip);
+        });
+      }
+    });
+    done.addAll(run(target, v6Ready, pending, changes, results, () -> ec2.assignIpv6Addresses(r -> r
+        .networkInterfaceId(target.eniId()).ipv6Addresses(strings(v6Ready))), "AssignIpv6Addresses"));
+    target.secondaries().addAll(done);
+    target.tagged().addAll(done);
+    List<Ip> untag = new ArrayList<>(toTag);
+    untag.removeAll(done);
+    if (!untag.isEmpty()) {
+      untagQuietly(target.eniId(), untag); // what was not assigned is not ours
+      target.tagged().removeAll(untag);
+    }
+    // The old ENIs of moved addresses let go and lose their tags (a stale tag alone grants nothing).
+    Map<String, List<Ip>> movedV4 = new LinkedHashMap<>();
+    movedFrom.forEach((eni, ips) -> {
+      List<Ip> moved = ips.stream().filter(Ip::isIPv4).filter(done::contains).toList();
+      if (!moved.isEmpty()) {
+        movedV4.put(eni, moved);
+      }
+    });
+    letGo(movedV4);
+    movedFrom.forEach((eni, ips) -> {
+      List<Ip> moved = ips.stream().filter(done::contains).toList();
+      if (!moved.isEmpty()) {
+        untagQuietly(eni, moved);
+        nodes.values().stream().filter(n -> n.eniId().equals(eni)).forEach(n -> {
+          n.secondaries().removeAll(moved);
+          n.tagged().removeAll(moved);
+        });
+      }
+    });
+  }
+
+  /** One assign call for a group; the addresses it placed, results filled either way. */
+  private List<Ip> run(NodeEni target, List<Ip> ips, Map<Ip, Integer> pending, List<AddressChange> changes,
+      AddressChangeResult[] results, Runnable call, String name) {
+    if (ips.isEmpty()) {
+      return List.of();
+    }
+    try {
+      Ec2CallFailed.call(name, () -> {
+        call.run();
+        return null;
+      });
+      ips.forEach(ip -> results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip))));
+      return ips;
+    } catch (Ec2CallFailed f) {
+      LOG.warn("{} on {} for {}: {} ({})", name, target.where(), ips, f.getMessage(), f.code);
+      ips.forEach(ip -> results[pending.get(ip)] = failed(changes.get(pending.get(ip)), f, target));
+      return List.of();
+    }
+  }
+
+  /**
+   * The ENIs holding the addresses now, by address. An address of a subnet can only be on an ENI of
+   * that subnet, so one listing of the subnet's ENIs answers for all of them.
+   */
+  private Map<Ip, NetworkInterface> holders(String subnetId, Set<Ip> ips) {
+    Map<Ip, NetworkInterface> out = new LinkedHashMap<>();
+    for (NetworkInterface eni : enisOf(subnetId)) {
+      eni.privateIpAddresses().stream().map(a -> Ip.parse(a.privateIpAddress())).filter(ips::contains)
+          .forEach(ip -> out.put(ip, eni));
+      eni.ipv6Addresses().stream().map(a -> Ip.parse(a.ipv6Address())).filter(ips::contains)
+          .forEach(ip -> out.put(ip, eni));
+    }
+    return out;
+  }
+
+  private List<NetworkInterface> enisOf(String subnetId) {
+    return Ec2CallFailed.call("DescribeNetworkInterfaces", () -> ec2.describeNetworkInterfacesPaginator(r -> r
+        .filters(Filter.builder().name("subnet-id").values(subnetId).build())).networkInterfaces().stream().toList());
+  }
+
+  /**
+   * EC2 takes a reassigned address off its old ENI; moto 5.1 does not, and a read may lag. The old
+   * ENIs are checked once and let go of explicitly, so an address never stays on two ENIs. Only
+   * addresses this operator owned there (checked before the move) are concerned.
+   */
+  private void letGo(Map<String, List<Ip>> movedFrom) {
+    if (movedFrom.isEmpty()) {
+      return;
+    }
+    try {
+      List<NetworkInterface> old = Ec2CallFailed.call("DescribeNetworkInterfaces",
+          () -> ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(movedFrom.keySet())).networkInterfaces());
+      for (NetworkInterface eni : old) {
+        List<Ip> moved = movedFrom.get(eni.networkInterfaceId());
+        List<Ip> still = eni.privateIpAddresses().stream().map(a -> Ip.parse(a.privateIpAddress()))
+            .filter(moved::contains).toList();
+        if (!still.isEmpty()) {
+          Ec2CallFailed.call("UnassignPrivateIpAddresses", () -> ec2.unassignPrivateIpAddresses(r -> r
+              .networkInterfaceId(eni.networkInterfaceId()).privateIpAddresses(strings(still))));
+        }
+      }
+    } catch (Ec2CallFailed f) {
+      // The move itself succeeded; the old ENI (gone with its instance, say) is looked at again later.
+      LOG.info("after moving {}: {} ({})", movedFrom, f.describe(), f.code);
+    }
+  }
+
+  private void detachFrom(String node, List<Integer> idx, List<AddressChange> changes,
+      AddressChangeResult[] results) {
+    NodeEni source = nodes.get(node);
+    if (source == null) {
+      idx.forEach(i -> results[i] = AddressChangeResult.failed(changes.get(i), "NodeNotDescribed",
+          "node " + node + " has no known EC2 instance (its description failed or was never made)", true));
+      return;
+    }
+    Map<Ip, Integer> pending = new LinkedHashMap<>();
+    for (int i : idx) {
+      Ip ip = changes.get(i).address();
+      if (!source.secondaries().contains(ip)) {
+        results[i] = AddressChangeResult.applied(changes.get(i)); // gone already
+      } else if (!source.owns(ip)) {
+        results[i] = AddressChangeResult.skipped(changes.get(i), ip + " on " + source.where()
+            + " was not attached by this operator: left alone");
+      } else {
+        pending.put(ip, i);
+      }
+    }
+    List<Ip> v4 = pending.keySet().stream().filter(Ip::isIPv4).toList();
+    List<Ip> v6 = pending.keySet().stream().filter(ip -> !ip.isIPv4()).toList();
+    List<Ip> done = new ArrayList<>();
+    done.addAll(run(source, v4, pending, changes, results, () -> ec2.unassignPrivateIpAddresses(r -> r
+        .networkInterfaceId(source.eniId()).privateIpAddresses(strings(v4))), "UnassignPrivateIpAddresses"));
+    done.addAll(run(source, v6, pending, changes, results, () -> ec2.unassignIpv6Addresses(r -> r
+        .networkInterfaceId(source.eniId()).ipv6Addresses(strings(v6))), "UnassignIpv6Addresses"));
+    if (!done.isEmpty()) {
+      source.secondaries().removeAll(done);
+      untagQuietly(source.eniId(), done);
+      source.tagged().removeAll(done);
+    }
+  }
+
+  private void tag(String eni, List<Ip> ips) {
+    Ec2CallFailed.call("CreateTags", () -> ec2.createTags(r -> r.resources(eni).tags(ips.stream()
+        .map(ip -> Tag.builder().key(OWNED_TAG_PREFIX + ip).value(OWNED_TAG_VALUE).build()).toList())));
+  }
+
+  private void untagQuietly(String eni, List<Ip> ips) {
+    try {
+      Ec2CallFailed.call("DeleteTags", () -> ec2.deleteTags(r -> r.resources(eni).tags(ips.stream()
+          .map(ip -> Tag.builder().key(OWNED_TAG_PREFIX + ip).build()).toList())));
+    } catch (Ec2CallFailed f) {
+      // A tag without its address grants nothing; it is rewritten or ignored later.
+      LOG.info("could not remove ownership tags of {} from {}: {} ({})", ips, eni, f.getMessage(), f.code);
+    }
+  }
+
+  private static AddressChangeResult failed(AddressChange c, Ec2CallFailed f, NodeEni on) {
+    return AddressChangeResult.failed(c, f.code, f.call + " on " + on.where() + ": " + f.getMessage(), f.retryable);
+  }
+
+  private static List<String> strings(List<Ip> ips) {
+    return ips.stream().sorted(Comparator.naturalOrder()).map(Ip::toString).collect(Collectors.toList());
+  }
+
+  @Override
+  public void close() {
+    if (ownsClient) {
+      ec2.close();
+    }
+  }
+}
