@@ -120,3 +120,16 @@
   resources: [customresourcedefinitions]
   verbs: [get, list, watch]
 {{- end -}}
+
+
+{{/* Rules in the release's namespace only, beside the leader-election Role; empty for most. */}}
+{{- define "ipam.namespacedRules.egressip" -}}
+# On AWS: the old egressip-ipam-operator's credentials Secret, by name, if it exists (else the SDK's
+# default chain: IRSA, instance profile).
+- apiGroups: [""]
+  resources: [secrets]
+  resourceNames: [egress-ipam-operator-cloud-credentials]
+  verbs: [get]
+{{- end -}}
+{{- define "ipam.namespacedRules.vip" -}}{{- end -}}
+{{- define "ipam.namespacedRules.keepalived" -}}{{- end -}}

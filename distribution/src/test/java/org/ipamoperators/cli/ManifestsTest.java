@@ -79,8 +79,17 @@ class ManifestsTest {
           Map.entry("monitoring.coreos.com/podmonitors", List.of("create", "get", "patch", "update")),
           Map.entry("apiextensions.k8s.io/customresourcedefinitions", READ)));
 
-  /** Only keepalived reads Secrets: the password a KeepalivedGroup's passwordAuth names, read only. */
-  private static final Map<String, List<String>> SECRET_READERS = Map.of("keepalived", READ);
+  /**
+   * Who reads Secrets, read only: keepalived the password a KeepalivedGroup's passwordAuth names;
+   * egressip the old operator's AWS credentials, by name, in its own namespace.
+   */
+  private static final Map<String, List<String>> SECRET_READERS = Map.of("keepalived", READ, "egressip",
+      List.of("get"));
+
+  /** The namespaced rules besides leader election: exactly these, in the operator's namespace. */
+  private static final Map<String, List<PolicyRule>> NAMESPACED = Map.of("egressip", List.of(
+      new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder().withApiGroups("").withResources("secrets")
+          .withResourceNames("egress-ipam-operator-cloud-credentials").withVerbs("get").build()));
 
   static List<String> controllers() {
     return OperatorControllers.names();
@@ -175,7 +184,8 @@ class ManifestsTest {
   @MethodSource("controllers")
   void leasesOnlyInTheOperatorNamespaceAndOnlyTheDeploymentsLease(String controller) {
     List<HasMetadata> all = Manifests.objects(controller);
-    Role role = Manifests.one(all, Role.class);
+    Role role = Manifests.ofType(all, Role.class).stream()
+        .filter(r -> r.getMetadata().getName().endsWith("-leader-election")).findFirst().orElseThrow();
     String lease = Manifests.arg(Manifests.one(all, Deployment.class), "--lease-name");
     assertThat(role.getRules()).allSatisfy(r -> {
       assertThat(r.getApiGroups()).containsExactly("coordination.k8s.io");
@@ -190,9 +200,9 @@ class ManifestsTest {
       assertThat(r.getResourceNames()).containsExactly(lease);
     });
     ServiceAccount sa = Manifests.one(all, ServiceAccount.class);
-    RoleBinding rb = Manifests.one(all, RoleBinding.class);
+    RoleBinding rb = Manifests.ofType(all, RoleBinding.class).stream()
+        .filter(b -> b.getRoleRef().getName().equals(role.getMetadata().getName())).findFirst().orElseThrow();
     ClusterRoleBinding crb = Manifests.one(all, ClusterRoleBinding.class);
-    assertThat(rb.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
     assertThat(crb.getRoleRef().getName()).isEqualTo(Manifests.one(all, ClusterRole.class).getMetadata().getName());
     for (var subjects : List.of(rb.getSubjects(), crb.getSubjects())) {
       assertThat(subjects).singleElement().satisfies(s -> {
@@ -200,6 +210,26 @@ class ManifestsTest {
         assertThat(s.getName()).isEqualTo(sa.getMetadata().getName());
         assertThat(s.getNamespace()).isEqualTo(Manifests.NAMESPACE);
       });
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("controllers")
+  void otherNamespacedRulesAreExactlyTheNamedOnes(String controller) {
+    List<HasMetadata> all = Manifests.objects(controller);
+    List<Role> others = Manifests.ofType(all, Role.class).stream()
+        .filter(r -> !r.getMetadata().getName().endsWith("-leader-election")).toList();
+    List<PolicyRule> rules = new ArrayList<>();
+    others.forEach(r -> rules.addAll(r.getRules()));
+    assertThat(rules).isEqualTo(NAMESPACED.getOrDefault(controller, List.of()));
+    for (Role r : others) {
+      assertThat(r.getMetadata().getNamespace()).isEqualTo(Manifests.NAMESPACE);
+      assertThat(Manifests.ofType(all, RoleBinding.class))
+          .anySatisfy(b -> {
+            assertThat(b.getRoleRef().getName()).isEqualTo(r.getMetadata().getName());
+            assertThat(b.getSubjects()).singleElement().satisfies(sub -> assertThat(sub.getName())
+                .isEqualTo(Manifests.one(all, ServiceAccount.class).getMetadata().getName()));
+          });
     }
   }
 

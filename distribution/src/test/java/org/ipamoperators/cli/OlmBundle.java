@@ -128,12 +128,16 @@ final class OlmBundle {
           .filter(r -> r.getMetadata().getName().equals(b.getRoleRef().getName())).findFirst().orElseThrow();
       clusterPermissions.add(permission(b.getSubjects().get(0).getName(), role.getRules()));
     }
-    List<Map<String, Object>> permissions = new ArrayList<>();
+    // One entry per ServiceAccount: its leader-election Role and any other Role, rules together.
+    Map<String, List<Object>> namespacedRules = new LinkedHashMap<>();
     for (RoleBinding b : Manifests.ofType(objects, RoleBinding.class)) {
       Role role = Manifests.ofType(objects, Role.class).stream()
           .filter(r -> r.getMetadata().getName().equals(b.getRoleRef().getName())).findFirst().orElseThrow();
-      permissions.add(permission(b.getSubjects().get(0).getName(), role.getRules()));
+      namespacedRules.computeIfAbsent(b.getSubjects().get(0).getName(), k -> new ArrayList<>())
+          .addAll(role.getRules());
     }
+    List<Map<String, Object>> permissions = new ArrayList<>();
+    namespacedRules.forEach((sa, rules) -> permissions.add(permission(sa, rules)));
     List<Map<String, Object>> deploymentSpecs = new ArrayList<>();
     for (Deployment d : deployments) {
       Map<String, Object> entry = new LinkedHashMap<>();
