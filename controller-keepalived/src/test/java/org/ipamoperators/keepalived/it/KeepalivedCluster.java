@@ -32,8 +32,9 @@ import org.ipamoperators.testsupport.kube.KubeApiServer;
 
 /**
  * Nodes, groups and Services for the keepalived tests. Nodes are cluster-scoped, so they carry the test's
- * namespace in name and label and are deleted by {@link #close}. Every keepalived.conf read from a ConfigMap is
- * kept in {@link #SEEN_CONFIGS} for the real {@code keepalived --config-test} at the end of the class.
+ * namespace in name and label and are deleted by {@link #close}. Every keepalived.conf the controller writes (a
+ * watch sees every version of the groups' ConfigMaps) is kept in {@link #SEEN_CONFIGS} for the real
+ * {@code keepalived --config-test} at the end of the class.
  */
 final class KeepalivedCluster implements AutoCloseable {
   static final Set<String> SEEN_CONFIGS = Collections.synchronizedSet(new TreeSet<>());
@@ -44,10 +45,24 @@ final class KeepalivedCluster implements AutoCloseable {
   final KubernetesClient client;
   final String ns;
   private final List<String> nodes = new ArrayList<>();
+  private final io.fabric8.kubernetes.client.Watch configWatch;
 
   KeepalivedCluster(KubernetesClient client) {
     this.client = client;
     this.ns = client.getNamespace();
+    configWatch = client.configMaps().withLabel(KeepalivedAnnotations.GROUP_LABEL).watch(
+        new io.fabric8.kubernetes.client.Watcher<ConfigMap>() {
+          @Override
+          public void eventReceived(Action action, ConfigMap cm) {
+            if (cm.getData() != null) {
+              SEEN_CONFIGS.addAll(cm.getData().values());
+            }
+          }
+
+          @Override
+          public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+          }
+        });
   }
 
   static Operator startOperator(KubeApiServer server) {
@@ -201,6 +216,7 @@ final class KeepalivedCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    configWatch.close();
     for (String n : nodes) {
       client.nodes().withName(n).delete();
     }
