@@ -45,25 +45,38 @@ final class KeepalivedCluster implements AutoCloseable {
   final KubernetesClient client;
   final String ns;
   private final List<String> nodes = new ArrayList<>();
-  private final io.fabric8.kubernetes.client.Watch configWatch;
+  private final io.fabric8.kubernetes.client.informers.SharedIndexInformer<ConfigMap> configWatch;
 
   KeepalivedCluster(KubernetesClient client) {
     this.client = client;
     this.ns = client.getNamespace();
-    configWatch = client.configMaps().withLabel(KeepalivedAnnotations.GROUP_LABEL).watch(
-        new io.fabric8.kubernetes.client.Watcher<ConfigMap>() {
+    configWatch = client.configMaps().withLabel(KeepalivedAnnotations.GROUP_LABEL).inform(
+        new io.fabric8.kubernetes.client.informers.ResourceEventHandler<ConfigMap>() {
           @Override
-          public void eventReceived(Action action, ConfigMap cm) {
-            if (cm.getData() != null) {
-              SEEN_CONFIGS.addAll(cm.getData().values());
-            }
+          public void onAdd(ConfigMap cm) {
+            record(cm);
           }
 
           @Override
-          public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+          public void onUpdate(ConfigMap old, ConfigMap cm) {
+            record(cm);
+          }
+
+          @Override
+          public void onDelete(ConfigMap cm, boolean unknown) {
           }
         });
   }
+
+  private static void record(ConfigMap cm) {
+    if (cm.getData() != null) {
+      SEEN_CONFIGS.addAll(cm.getData().values());
+      WRITTEN.incrementAndGet();
+    }
+  }
+
+  /** ConfigMap versions seen by the informers. */
+  static final java.util.concurrent.atomic.AtomicInteger WRITTEN = new java.util.concurrent.atomic.AtomicInteger();
 
   static Operator startOperator(KubeApiServer server) {
     return startOperator(server, SETTINGS);
@@ -216,7 +229,7 @@ final class KeepalivedCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    configWatch.close();
+    configWatch.stop();
     for (String n : nodes) {
       client.nodes().withName(n).delete();
     }

@@ -59,7 +59,7 @@ class KeepalivedGroupIT {
       }
     }
     System.out.println("keepalived --config-test accepted all " + KeepalivedCluster.SEEN_CONFIGS.size()
-        + " distinct configurations the controller wrote");
+        + " distinct configurations in the " + KeepalivedCluster.WRITTEN.get() + " ConfigMap versions the controller wrote");
   }
 
   private void awaitEvent(String object, String reason, String text) {

@@ -63,7 +63,7 @@ class KeepalivedGroupLifecycleIT {
       }
     }
     System.out.println("keepalived --config-test accepted all " + KeepalivedCluster.SEEN_CONFIGS.size()
-        + " distinct configurations the controller wrote");
+        + " distinct configurations in the " + KeepalivedCluster.WRITTEN.get() + " ConfigMap versions the controller wrote");
   }
 
   private void awaitEvent(String object, String reason, String text) {
