@@ -112,12 +112,20 @@ final class RouterIds {
         skip.add(before);
         continue;
       }
-      IdClaimResult r = ledger.claimFirstFree(space, key, owner, skip);
+      if (skip.size() >= space.size()) {
+        exhausted.add(key); // every id taken, as read above: no create attempts
+        continue;
+      }
+      // The space was read above (skip holds what is taken): one create per key, more only if someone raced us.
+      IdClaimResult r = ledger.claimLowestNotIn(space, key, owner, skip);
       if (r.ours()) {
         ids.put(key, r.id().getAsInt());
         skip.add(r.id().getAsInt());
       } else {
         exhausted.add(key);
+        for (int id = space.min(); id <= space.max(); id++) {
+          skip.add(id); // all tried: the keys after this one need not try again
+        }
       }
     }
     return new Result(ids, exhausted, moved, retiring);

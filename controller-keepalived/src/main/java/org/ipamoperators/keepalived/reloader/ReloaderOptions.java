@@ -11,12 +11,13 @@ import java.util.Optional;
  * ConfigMap), {@code --target} (the file keepalived reads), {@code --pid-file} (keepalived's; without it nothing is
  * signalled), {@code --interface-from-ip} and {@code --interface-placeholder}, {@code --keepalived} (the binary for
  * {@code --config-test}), {@code --interval} (seconds between looks at the source), {@code --once} (write the first
- * configuration and exit: the init container), {@code --metrics-port} (reserved for the exporter; not served yet).
+ * configuration and exit: the init container), {@code --metrics-port} (serve {@code /metrics} there; 0 for none).
  *
  * @param commandPrefix run before every command (keepalived, ip): empty in a pod, {@code ip netns exec <ns>} in tests
  */
 public record ReloaderOptions(Path source, Path target, Optional<Path> pidFile, Optional<String> interfaceFromIp,
-    String interfacePlaceholder, String keepalived, Duration interval, boolean once, List<String> commandPrefix) {
+    String interfacePlaceholder, String keepalived, Duration interval, boolean once, List<String> commandPrefix,
+    int metricsPort) {
 
   public ReloaderOptions {
     commandPrefix = List.copyOf(commandPrefix);
@@ -34,6 +35,7 @@ public record ReloaderOptions(Path source, Path target, Optional<Path> pidFile, 
     String keepalived = "keepalived";
     Duration interval = Duration.ofSeconds(1);
     boolean once = false;
+    int metricsPort = 0;
     List<String> unknown = new ArrayList<>();
     for (String arg : args) {
       String value = arg.contains("=") ? arg.substring(arg.indexOf('=') + 1) : "";
@@ -47,18 +49,19 @@ public record ReloaderOptions(Path source, Path target, Optional<Path> pidFile, 
         case "--keepalived" -> keepalived = value;
         case "--interval" -> interval = Duration.ofMillis((long) (Double.parseDouble(value) * 1000));
         case "--once" -> once = true;
-        case "--metrics-port" -> { } // reserved for the exporter
+        case "--metrics-port" -> metricsPort = Integer.parseInt(value);
         default -> unknown.add(arg);
       }
     }
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException("unknown arguments: " + unknown);
     }
-    return new ReloaderOptions(source, target, pid, fromIp, placeholder, keepalived, interval, once, List.of());
+    return new ReloaderOptions(source, target, pid, fromIp, placeholder, keepalived, interval, once, List.of(),
+        metricsPort);
   }
 
   public ReloaderOptions withCommandPrefix(List<String> prefix) {
     return new ReloaderOptions(source, target, pidFile, interfaceFromIp, interfacePlaceholder, keepalived, interval,
-        once, prefix);
+        once, prefix, metricsPort);
   }
 }

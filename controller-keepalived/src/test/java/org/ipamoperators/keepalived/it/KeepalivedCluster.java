@@ -32,8 +32,9 @@ import org.ipamoperators.testsupport.kube.KubeApiServer;
 
 /**
  * Nodes, groups and Services for the keepalived tests. Nodes are cluster-scoped, so they carry the test's
- * namespace in name and label and are deleted by {@link #close}. Every keepalived.conf read from a ConfigMap is
- * kept in {@link #SEEN_CONFIGS} for the real {@code keepalived --config-test} at the end of the class.
+ * namespace in name and label and are deleted by {@link #close}. Every keepalived.conf the controller writes (a
+ * watch sees every version of the groups' ConfigMaps) is kept in {@link #SEEN_CONFIGS} for the real
+ * {@code keepalived --config-test} at the end of the class.
  */
 final class KeepalivedCluster implements AutoCloseable {
   static final Set<String> SEEN_CONFIGS = Collections.synchronizedSet(new TreeSet<>());
@@ -44,11 +45,38 @@ final class KeepalivedCluster implements AutoCloseable {
   final KubernetesClient client;
   final String ns;
   private final List<String> nodes = new ArrayList<>();
+  private final io.fabric8.kubernetes.client.informers.SharedIndexInformer<ConfigMap> configWatch;
 
   KeepalivedCluster(KubernetesClient client) {
     this.client = client;
     this.ns = client.getNamespace();
+    configWatch = client.configMaps().withLabel(KeepalivedAnnotations.GROUP_LABEL).inform(
+        new io.fabric8.kubernetes.client.informers.ResourceEventHandler<ConfigMap>() {
+          @Override
+          public void onAdd(ConfigMap cm) {
+            record(cm);
+          }
+
+          @Override
+          public void onUpdate(ConfigMap old, ConfigMap cm) {
+            record(cm);
+          }
+
+          @Override
+          public void onDelete(ConfigMap cm, boolean unknown) {
+          }
+        });
   }
+
+  private static void record(ConfigMap cm) {
+    if (cm.getData() != null) {
+      SEEN_CONFIGS.addAll(cm.getData().values());
+      WRITTEN.incrementAndGet();
+    }
+  }
+
+  /** ConfigMap versions seen by the informers. */
+  static final java.util.concurrent.atomic.AtomicInteger WRITTEN = new java.util.concurrent.atomic.AtomicInteger();
 
   static Operator startOperator(KubeApiServer server) {
     return startOperator(server, SETTINGS);
@@ -201,6 +229,7 @@ final class KeepalivedCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    configWatch.stop();
     for (String n : nodes) {
       client.nodes().withName(n).delete();
     }

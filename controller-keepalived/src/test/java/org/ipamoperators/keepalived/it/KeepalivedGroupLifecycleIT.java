@@ -62,6 +62,8 @@ class KeepalivedGroupLifecycleIT {
             config).isTrue();
       }
     }
+    System.out.println("keepalived --config-test accepted all " + KeepalivedCluster.SEEN_CONFIGS.size()
+        + " distinct configurations in the " + KeepalivedCluster.WRITTEN.get() + " ConfigMap versions the controller wrote");
   }
 
   private void awaitEvent(String object, String reason, String text) {

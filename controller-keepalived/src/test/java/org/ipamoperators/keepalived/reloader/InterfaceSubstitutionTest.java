@@ -44,6 +44,7 @@ class InterfaceSubstitutionTest {
         "--target=/run/keepalived/config/keepalived.conf", "--pid-file=/run/keepalived/pid/keepalived.pid",
         "--interface-from-ip=192.0.2.1", "--interface-placeholder=ipam-from-ip", "--metrics-port=9650",
         "--interval=0.5"));
+    assertThat(o.metricsPort()).isEqualTo(9650);
     assertThat(o.source()).isEqualTo(Path.of("/etc/keepalived/nodes/n1"));
     assertThat(o.pidFile()).hasValue(Path.of("/run/keepalived/pid/keepalived.pid"));
     assertThat(o.interfaceFromIp()).hasValue("192.0.2.1");

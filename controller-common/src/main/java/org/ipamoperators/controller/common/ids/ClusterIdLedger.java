@@ -97,6 +97,15 @@ public final class ClusterIdLedger {
       }
       skip.add(id);
     }
+    return claimLowestNotIn(space, purpose, owner, skip);
+  }
+
+  /**
+   * Claims the lowest number of {@code space} not in {@code skip}, without reading the space first: for callers that
+   * have just read it (and put what is taken in {@code skip}). A number taken meanwhile is passed over when its
+   * create fails. {@code EXHAUSTED} when none is left.
+   */
+  public IdClaimResult claimLowestNotIn(IdSpace space, String purpose, ClaimOwner owner, Set<Integer> skip) {
     for (int id = space.min(); id <= space.max(); id++) {
       if (skip.contains(id)) {
         continue;
