@@ -98,10 +98,11 @@
 - apiGroups: [""]
   resources: [events]
   verbs: [create, get, update]
-# The cluster ledger of VRRP router ids: one IDClaim per id and id space.
+# The cluster ledger of VRRP router ids: one IDClaim per id and id space (update: an id retired for a
+# grace period after its Service leaves).
 - apiGroups: [ipam.ipamoperators.org]
   resources: [idclaims]
-  verbs: [get, list, watch, create, delete]
+  verbs: [get, list, watch, create, update, delete]
 - apiGroups: [redhatcop.redhat.io]
   resources: [keepalivedgroups]
   verbs: [get, list, watch, update, patch]

@@ -103,6 +103,9 @@ class ImageIT {
     CommandResult ip = runRaw(List.of("ip", "-V"));
     assertThat(ip.exitCode()).as(ip.toString()).isZero();
     assertThat(ip.output()).contains("iproute2");
+    // keepalived's vrrp_script for externalTrafficPolicy: Local Services runs curl.
+    CommandResult curl = runRaw(List.of("curl", "--version"));
+    assertThat(curl.exitCode()).as(curl.toString()).isZero();
   }
 
   /** The image's entrypoint with {@code args} as its command. */
