@@ -225,6 +225,10 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             annotations(ns).get(EgressAnnotations.EGRESSIPS))).toList();
 
     Map<Ip, IPClaim> ourClaims = new HashMap<>();
+    // Addresses of EgressIPAMs named before this one: they use the capacity of the nodes that carry them.
+    // Only those named before, so two IPAMs that place on one node at once settle in one round
+    // (the earlier name keeps its placement, the later one moves) instead of both moving away.
+    Set<Ip> otherIpams = new HashSet<>();
     List<ClaimState> claimStates = new ArrayList<>();
     for (IPClaim c : claims.list(c -> true).toList()) {
       Ip ip;
@@ -243,6 +247,10 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             "true".equals(labels.get(LABEL_PUBLISHED)), created));
       } else {
         claimStates.add(new ClaimState(ip, null, c.getSpec().owner().describe(), false, created));
+        String pool = c.getSpec().pool();
+        if (pool != null && pool.startsWith(pool("")) && pool.compareTo(pool(name)) < 0) {
+          otherIpams.add(ip);
+        }
       }
     }
 
@@ -291,6 +299,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       boolean eligible = !verdict.failed();
       int capacity = capacity(n, ipam);
       Set<Ip> hosted = hosting.getOrDefault(nodeName, Set.of());
+      Set<Ip> onNode = hosted; // every egress address the node carries, whichever IPAM placed it
       String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
       if (nodeNetwork.capabilities().requiresApiCalls()) {
         // On a cloud the interface is the truth of what a node hosts: our claimed addresses on it.
@@ -306,6 +315,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
                 .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).collect(Collectors.toSet());
             attached.addAll(hosted);
             onInterfaces.addAll(a.secondaryAddresses());
+            onNode = Set.copyOf(a.secondaryAddresses());
           } catch (NodeNetworkException e) {
             // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
             eligible = false;
@@ -314,6 +324,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             }
           }
         }
+      }
+      // A node's capacity is shared by every EgressIPAM that selects it: what an IPAM named before
+      // this one placed there is not free for this one.
+      long othersHere = onNode.stream().filter(otherIpams::contains).count();
+      if (capacity != NodeState.UNLIMITED) {
+        capacity = (int) Math.max(0, capacity - othersHere);
       }
       if (verdict.condition() == org.ipamoperators.core.failover.NodeCondition.SUSPECT) {
         // Not ready, within the grace period: it keeps what it hosts and takes nothing new.

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import org.ipamoperators.egressip.api.EgressAnnotations;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -179,6 +180,43 @@ class MoreEgressScenariosIT {
     assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.1", "192.0.2.2");
     assertThat(cluster.egressIps("ns1")).isEqualTo("192.0.2.1,198.51.100.1");
     assertThat(cluster.hostedAnywhere()).allSatisfy((ip, nodes) -> assertThat(nodes).hasSize(1));
+  }
+
+  @Test
+  void twoIpamsShareANodesCapacity() {
+    startOperator();
+    String first = cluster.n("cap-a");
+    String second = cluster.n("cap-b"); // named after the first: it yields the shared capacity
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.node("a2", Map.of("zone", "a"));
+    cluster.node("b1", Map.of("zone", "b"));
+    for (String node : List.of("a1", "a2")) {
+      client.nodes().withName(cluster.n(node)).edit(n -> {
+        n.getMetadata().setAnnotations(new java.util.HashMap<>(n.getMetadata().getAnnotations() == null
+            ? Map.of() : n.getMetadata().getAnnotations()));
+        n.getMetadata().getAnnotations().put(EgressAnnotations.NODE_CAPACITY, "1");
+        return n;
+      });
+    }
+    cluster.ipam(first, "zone", WORKERS, null, null, cidr("192.0.2.0/25", "a"), cidr("192.0.2.128/25", "b"));
+    cluster.namespace("ns1", first, null);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1"));
+
+    // The second IPAM would take a1 too (empty for it, first by name) if it did not count the first's address.
+    cluster.ipam(second, "zone", WORKERS, null, null, cidr("198.51.100.0/25", "a"), cidr("198.51.100.128/25", "b"));
+    cluster.namespace("ns2", second, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns2")).isEqualTo("198.51.100.1,198.51.100.129");
+      assertThat(cluster.hostSubnetIps("a2")).containsExactly("198.51.100.1");
+      assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
+    });
+    // Both nodes of zone a are full: a third address there is allocated but not placed.
+    cluster.namespace("ns3", second, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns3")).isEqualTo("198.51.100.2,198.51.100.130");
+      assertThat(ipam(second).getStatus().unplaceableIPs()).isEqualTo(1);
+    });
+    assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
   }
 
   @Test
