@@ -1,5 +1,8 @@
 package org.ipamoperators.keepalived.it;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
@@ -28,6 +31,8 @@ import org.ipamoperators.keepalived.KeepalivedSettings;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.keepalived.api.KeepalivedGroupSpec;
+import org.ipamoperators.keepalived.config.ConfigCheckNode;
+import org.ipamoperators.testsupport.keepalived.ConfigCheck;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 
 /**
@@ -88,6 +93,27 @@ final class KeepalivedCluster implements AutoCloseable {
     KeepalivedControllers.register(op, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), settings);
     op.start();
     return op;
+  }
+
+  /** Every configuration the tests saw in a ConfigMap passes the real {@code keepalived --config-test}. */
+  static void checkEverySeenConfiguration() {
+    assertThat(SEEN_CONFIGS).isNotEmpty();
+    try (ConfigCheckNode checker = new ConfigCheckNode()) {
+      for (String config : SEEN_CONFIGS) {
+        ConfigCheck check = checker.check(config);
+        assertThat(check.valid()).as("keepalived --config-test (exit %d):%n%s%n%s", check.exitCode(), check.output(),
+            config).isTrue();
+      }
+    }
+    System.out.println("keepalived --config-test accepted all " + SEEN_CONFIGS.size()
+        + " distinct configurations in the " + WRITTEN.get() + " ConfigMap versions the controller wrote");
+  }
+
+  void awaitEvent(String object, String reason, String text, Duration wait) {
+    await().atMost(wait).untilAsserted(() -> assertThat(events(object)).anySatisfy(e -> {
+      assertThat(e.getReason()).isEqualTo(reason);
+      assertThat(e.getMessage()).contains(text);
+    }));
   }
 
   String nodeName(String name) {

@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
-import org.ipamoperators.keepalived.config.ConfigCheckNode;
-import org.ipamoperators.testsupport.keepalived.ConfigCheck;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterAll;
@@ -50,23 +48,11 @@ class KeepalivedGroupIT {
 
   @AfterAll
   static void everyConfigurationPassesKeepalivedsConfigTest() {
-    assertThat(KeepalivedCluster.SEEN_CONFIGS).isNotEmpty();
-    try (ConfigCheckNode checker = new ConfigCheckNode()) {
-      for (String config : KeepalivedCluster.SEEN_CONFIGS) {
-        ConfigCheck check = checker.check(config);
-        assertThat(check.valid()).as("keepalived --config-test (exit %d):%n%s%n%s", check.exitCode(), check.output(),
-            config).isTrue();
-      }
-    }
-    System.out.println("keepalived --config-test accepted all " + KeepalivedCluster.SEEN_CONFIGS.size()
-        + " distinct configurations in the " + KeepalivedCluster.WRITTEN.get() + " ConfigMap versions the controller wrote");
+    KeepalivedCluster.checkEverySeenConfiguration();
   }
 
   private void awaitEvent(String object, String reason, String text) {
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events(object)).anySatisfy(e -> {
-      assertThat(e.getReason()).isEqualTo(reason);
-      assertThat(e.getMessage()).contains(text);
-    }));
+    cluster.awaitEvent(object, reason, text, WAIT);
   }
 
   @Test

@@ -14,9 +14,7 @@ import java.util.Map;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.keepalived.api.PasswordAuth;
-import org.ipamoperators.keepalived.config.ConfigCheckNode;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
-import org.ipamoperators.testsupport.keepalived.ConfigCheck;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterAll;
@@ -54,23 +52,11 @@ class KeepalivedGroupLifecycleIT {
 
   @AfterAll
   static void everyConfigurationPassesKeepalivedsConfigTest() {
-    assertThat(KeepalivedCluster.SEEN_CONFIGS).isNotEmpty();
-    try (ConfigCheckNode checker = new ConfigCheckNode()) {
-      for (String config : KeepalivedCluster.SEEN_CONFIGS) {
-        ConfigCheck check = checker.check(config);
-        assertThat(check.valid()).as("keepalived --config-test (exit %d):%n%s%n%s", check.exitCode(), check.output(),
-            config).isTrue();
-      }
-    }
-    System.out.println("keepalived --config-test accepted all " + KeepalivedCluster.SEEN_CONFIGS.size()
-        + " distinct configurations in the " + KeepalivedCluster.WRITTEN.get() + " ConfigMap versions the controller wrote");
+    KeepalivedCluster.checkEverySeenConfiguration();
   }
 
   private void awaitEvent(String object, String reason, String text) {
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events(object)).anySatisfy(e -> {
-      assertThat(e.getReason()).isEqualTo(reason);
-      assertThat(e.getMessage()).contains(text);
-    }));
+    cluster.awaitEvent(object, reason, text, WAIT);
   }
 
   @Test

@@ -3,13 +3,9 @@ package org.ipamoperators.keepalived.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,6 +17,7 @@ import java.util.concurrent.Future;
 import org.ipamoperators.keepalived.config.ConfigCheckNode;
 import org.ipamoperators.testsupport.keepalived.ConfigCheck;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.ServiceRanges;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,7 +32,7 @@ import org.junit.jupiter.api.Test;
     "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"})
 class KeepalivedScaleIT {
   private static final int SERVICES = 250;
-  private static final String SERVICE_CIDR = "keepalived-scale-it";
+  private AutoCloseable serviceRange;
   private Operator operator;
   private KeepalivedCluster cluster;
   private KubernetesClient client;
@@ -44,20 +41,15 @@ class KeepalivedScaleIT {
   void start(KubeApiServer server, KubernetesClient client) {
     this.client = client;
     cluster = new KeepalivedCluster(client);
-    ServiceCIDR cidr = client.resource(new ServiceCIDRBuilder().withNewMetadata().withName(SERVICE_CIDR).endMetadata()
-        .withNewSpec().withCidrs("10.2.0.0/22").endSpec().build()).createOr(x -> x.update());
-    cidr.setStatus(new io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRStatus(List.of(new ConditionBuilder()
-        .withType("Ready").withStatus("True").withReason("Test").withMessage("")
-        .withLastTransitionTime(Instant.now().toString()).build())));
-    client.resource(cidr).updateStatus();
+    serviceRange = ServiceRanges.add(client, "keepalived-scale-it", "10.2.0.0/22");
     operator = KeepalivedCluster.startOperator(server);
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     operator.stop();
     cluster.close();
-    client.resources(ServiceCIDR.class).withName(SERVICE_CIDR).delete();
+    serviceRange.close();
   }
 
   @Test

@@ -3,14 +3,10 @@ package org.ipamoperators.vip.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -19,6 +15,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.ServiceRanges;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +30,7 @@ import org.junit.jupiter.api.Test;
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class ScaleIT {
   private static final int SERVICES = 500;
-  private static final String SERVICE_CIDR = "vip-scale-it";
+  private AutoCloseable serviceRange;
   private Operator operator;
   private VipCluster cluster;
   private KubernetesClient client;
@@ -42,20 +39,15 @@ class ScaleIT {
   void start(KubeApiServer server, KubernetesClient client) {
     this.client = client;
     cluster = new VipCluster(client);
-    ServiceCIDR cidr = client.resource(new ServiceCIDRBuilder().withNewMetadata().withName(SERVICE_CIDR).endMetadata()
-        .withNewSpec().withCidrs("10.1.0.0/22").endSpec().build()).createOr(x -> x.update());
-    cidr.setStatus(new io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRStatus(List.of(new ConditionBuilder()
-        .withType("Ready").withStatus("True").withReason("Test").withMessage("")
-        .withLastTransitionTime(Instant.now().toString()).build())));
-    client.resource(cidr).updateStatus();
+    serviceRange = ServiceRanges.add(client, "vip-scale-it", "10.1.0.0/22");
     operator = VipCluster.startOperator(server);
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     operator.stop();
     cluster.close();
-    client.resources(ServiceCIDR.class).withName(SERVICE_CIDR).delete();
+    serviceRange.close();
   }
 
   @Test

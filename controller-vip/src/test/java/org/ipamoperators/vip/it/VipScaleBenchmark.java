@@ -3,15 +3,10 @@ package org.ipamoperators.vip.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDR;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRBuilder;
-import io.fabric8.kubernetes.api.model.networking.v1.ServiceCIDRStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.ServiceRanges;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.Test;
 
@@ -69,11 +65,7 @@ class VipScaleBenchmark {
   @Test
   void fiveThousandServicesCreatedAtOnce(KubeApiServer server, KubernetesClient client) throws Exception {
     VipCluster cluster = new VipCluster(client);
-    ServiceCIDR cidr = client.resource(new ServiceCIDRBuilder().withNewMetadata().withName(SERVICE_CIDR).endMetadata()
-        .withNewSpec().withCidrs("10.2.0.0/18").endSpec().build()).createOr(x -> x.update());
-    cidr.setStatus(new ServiceCIDRStatus(List.of(new ConditionBuilder().withType("Ready").withStatus("True")
-        .withReason("Test").withMessage("").withLastTransitionTime(Instant.now().toString()).build())));
-    client.resource(cidr).updateStatus();
+    ServiceRanges.add(client, SERVICE_CIDR, "10.2.0.0/18"); // left to the throw-away apiserver with the Services
     cluster.groupOf("big", List.of("198.18.0.0/18"), null, null);
     Operator operator = VipCluster.startOperator(server);
     try {
