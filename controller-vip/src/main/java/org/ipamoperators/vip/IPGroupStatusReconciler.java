@@ -42,6 +42,7 @@ import org.ipamoperators.vip.api.IPGroupStatus;
 public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   /** Condition: addresses held from this group that it no longer offers (after an edit). */
   static final String HELD_OUTSIDE = "HeldOutside";
+  static final String CLAIMED_ELSEWHERE = "ClaimedElsewhere";
   private static final int LISTED = 20;
   private final VipMetrics metrics;
   private InformerEventSource<IPClaim, IPGroup> claims;
@@ -123,6 +124,17 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
         }
       });
       outside.sort(null);
+      // Addresses of this group that another controller's ledger entry holds (an egress IP, a VRRP
+      // VIP...): never handed out here, and said so, since the pool is smaller than its ranges.
+      List<String> elsewhere = new ArrayList<>();
+      claims.list(c -> c.getSpec() != null && c.getSpec().pool() != null && !c.getSpec().pool().startsWith("ipgroup/"))
+          .forEach(c -> {
+            Ip ip = ClaimAddresses.of(c);
+            if (ip != null && pool.isUsable(ip)) {
+              elsewhere.add(ip + " (" + c.getSpec().pool() + ", " + c.getSpec().owner().describe() + ")");
+            }
+          });
+      elsewhere.sort(null);
       List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(ClaimAddresses::of).filter(Objects::nonNull).toList();
       for (IpFamily f : pool.families()) {
         BigInteger total = pool.capacity(f);
@@ -138,6 +150,11 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
           overlapping.isEmpty() ? "" : "shares addresses with IPGroup(s) " + String.join(", ", overlapping)
               + "; an address is still given to one owner only (the ledger), but which group it counts against depends on who claimed it",
           generation);
+      conditions = Conditions.set(conditions, CLAIMED_ELSEWHERE, !elsewhere.isEmpty(),
+          elsewhere.isEmpty() ? "NoForeignClaims" : "HeldByAnotherController",
+          elsewhere.isEmpty() ? "" : elsewhere.size() + " address(es) of this group are held in the ledger by another"
+              + " controller and are not offered: " + String.join("; ", elsewhere.subList(0, Math.min(LISTED,
+              elsewhere.size()))) + (elsewhere.size() > LISTED ? "; ..." : ""), generation);
       conditions = Conditions.set(conditions, HELD_OUTSIDE, !outside.isEmpty(),
           outside.isEmpty() ? "AllOffered" : "AddressesNoLongerOffered",
           outside.isEmpty() ? "" : outside.size() + " held address(es) no longer offered by this group, kept by their"

@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
 import java.util.List;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.ClusterLedger;
+import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.ipamoperators.vip.api.IPGroup;
@@ -89,6 +92,28 @@ class IPGroupIT {
       assertThat(condition(cluster.group("b"), "Overlapping").getMessage()).contains("IPGroup(s) a");
       assertThat(condition(cluster.group("c"), "Overlapping").getStatus()).isEqualTo("False");
     });
+  }
+
+  @Test
+  void anAddressAnotherControllerHoldsIsReportedAndNeverHandedOut() {
+    // An egress IP claimed by controller-egressip inside the group's range, before the group exists.
+    new ClusterLedger(cluster.client).claim(Ip.parse("203.0.113.1"), "egressipam/zones",
+        new ClaimOwner("egressip", "Namespace", null, "payments", "uid-payments"));
+    try {
+      cluster.groupOf("shared", List.of("203.0.113.0/30"), null, null);
+      await().atMost(WAIT).untilAsserted(() -> {
+        Condition c = condition(cluster.group("shared"), "ClaimedElsewhere");
+        assertThat(c.getStatus()).isEqualTo("True");
+        assertThat(c.getMessage()).contains("203.0.113.1 (egressipam/zones");
+      });
+      cluster.create(cluster.lb("web").editMetadata().addToLabels("x", "y").endMetadata());
+      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.ingress("web")).containsExactly("203.0.113.2"));
+    } finally {
+      new ClusterLedger(cluster.client).release(Ip.parse("203.0.113.1"),
+          new ClaimOwner("egressip", "Namespace", null, "payments", "uid-payments"));
+    }
+    await().atMost(WAIT).untilAsserted(() ->
+        assertThat(condition(cluster.group("shared"), "ClaimedElsewhere").getStatus()).isEqualTo("False"));
   }
 
   @Test
