@@ -6,7 +6,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -69,7 +68,8 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ReloaderOptions options = new ReloaderOptions(source, target, Optional.ofNullable(pidFile),
-        Optional.ofNullable(interfaceFromIp), interfacePlaceholder, keepalived, interval, once, List.of());
+        Optional.ofNullable(interfaceFromIp), interfacePlaceholder, keepalived, interval, once, List.of(),
+        0); // this command serves the metrics itself, through Micrometer
     KeepalivedReloader reloader = new KeepalivedReloader(options);
     if (once) {
       Outcome outcome = reloader.run(() -> true);
@@ -111,7 +111,7 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
         .description("Configuration changes applied to keepalived with SIGHUP").register(registry);
     FunctionCounter.builder("ipam_keepalived_config_refused", reloader, KeepalivedReloader::refused)
         .description("Configurations keepalived --config-test refused (the running one was kept)").register(registry);
-    Gauge.builder("ipam_keepalived_up", this, c -> c.keepalivedRunning() ? 1 : 0)
+    Gauge.builder("ipam_keepalived_up", reloader, r -> r.keepalivedUp() ? 1 : 0)
         .description("1 while the keepalived process of the PID file runs").register(registry);
     return ProbeServer.start(new InetSocketAddress(bindAddress, metricsPort),
         () -> ProbeServer.Probe.ok("ok"),
@@ -119,17 +119,5 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
             ? ProbeServer.Probe.failing("no configuration applied yet: " + last.get())
             : ProbeServer.Probe.ok("ok: " + last.get()),
         registry::scrape);
-  }
-
-  private boolean keepalivedRunning() {
-    if (pidFile == null) {
-      return false;
-    }
-    try {
-      long pid = Long.parseLong(Files.readString(pidFile).trim());
-      return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    } catch (IOException | NumberFormatException e) {
-      return false;
-    }
   }
 }
