@@ -212,10 +212,7 @@ public final class KeepalivedReloader {
   }
 
   private static void signalHup(long pid) {
-    CheckResult r = run(List.of("kill", "-HUP", Long.toString(pid)));
-    if (!r.valid()) {
-      throw new IllegalStateException("cannot signal keepalived (pid " + pid + "): " + r.output());
-    }
+    KeepalivedSignal.send("HUP", pid);
   }
 
   private static Optional<Long> pid(Path file) {
