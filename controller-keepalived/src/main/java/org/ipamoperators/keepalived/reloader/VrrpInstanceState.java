@@ -14,9 +14,23 @@ import java.util.Optional;
  */
 public record VrrpInstanceState(String name, State state, int virtualRouterId, Optional<String> networkInterface) {
 
-  /** keepalived 2.2.7's instance states; anything else it might print is {@link #UNKNOWN}. */
+  /**
+   * keepalived 2.2.7's instance states; anything else it might print is {@link #UNKNOWN}. {@link #code()} is
+   * keepalived's own number for the state (RFC 2338's 0-3, its own 97 and 98), the value keepalived exporters give
+   * their {@code keepalived_vrrp_state} gauge; -1 for UNKNOWN.
+   */
   public enum State {
-    INIT, BACKUP, MASTER, FAULT, STOP, DELETED, UNKNOWN;
+    INIT(0), BACKUP(1), MASTER(2), FAULT(3), STOP(98), DELETED(97), UNKNOWN(-1);
+
+    private final int code;
+
+    State(int code) {
+      this.code = code;
+    }
+
+    public int code() {
+      return code;
+    }
 
     static State of(String text) {
       try {

@@ -99,6 +99,12 @@ class VrrpStatesTest {
   }
 
   @Test
+  void statesCarryKeepalivedsNumbers() {
+    assertThat(List.of(State.INIT, State.BACKUP, State.MASTER, State.FAULT, State.DELETED, State.STOP, State.UNKNOWN)
+        .stream().map(State::code)).containsExactly(0, 1, 2, 3, 97, 98, -1);
+  }
+
+  @Test
   void dumpFileOfLooksIntoTheProcessesRoot() {
     assertThat(VrrpStates.dumpFileOf(1234)).isEqualTo(Path.of("/proc/1234/root/tmp/keepalived.data"));
   }
