@@ -2,10 +2,13 @@ package org.ipamoperators.cli;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.ipamoperators.keepalived.reloader.KeepalivedReloader;
 import org.ipamoperators.keepalived.reloader.KeepalivedReloader.Outcome;
 import org.ipamoperators.keepalived.reloader.ReloaderOptions;
+import org.ipamoperators.keepalived.reloader.VrrpStates;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -24,7 +28,8 @@ import picocli.CommandLine.Option;
  * {@code ipam keepalived-reloader}: the keepalived DaemonSet's init container ({@code --once}) and
  * sidecar. Copies the node's configuration from the mounted ConfigMap to the file keepalived reads,
  * checks it with {@code keepalived --config-test} first and signals keepalived only on a real change;
- * serves {@code /metrics} (reloads, refused configurations, whether keepalived runs) and probes.
+ * serves {@code /metrics} (reloads, refused configurations, whether keepalived runs, each VRRP
+ * instance's state) and probes.
  */
 @Command(name = "keepalived-reloader", mixinStandardHelpOptions = true,
     description = "Keeps a node's keepalived configuration in step with its ConfigMap key (run by the keepalived DaemonSet).")
@@ -68,8 +73,7 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ReloaderOptions options = new ReloaderOptions(source, target, Optional.ofNullable(pidFile),
-        Optional.ofNullable(interfaceFromIp), interfacePlaceholder, keepalived, interval, once, List.of(),
-        0); // this command serves the metrics itself, through Micrometer
+        Optional.ofNullable(interfaceFromIp), interfacePlaceholder, keepalived, interval, once, List.of());
     KeepalivedReloader reloader = new KeepalivedReloader(options);
     if (once) {
       Outcome outcome = reloader.run(() -> true);
@@ -113,11 +117,34 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
         .description("Configurations keepalived --config-test refused (the running one was kept)").register(registry);
     Gauge.builder("ipam_keepalived_up", reloader, r -> r.keepalivedUp() ? 1 : 0)
         .description("1 while the keepalived process of the PID file runs").register(registry);
+    // Each VRRP instance's state (keepalived_exporter's series): keepalived dumps its data on SIGUSR1.
+    MultiGauge vrrp = MultiGauge.builder("keepalived_vrrp_state")
+        .description("VRRP instance state: 0 INIT, 1 BACKUP, 2 MASTER, 3 FAULT").register(registry);
     return ProbeServer.start(new InetSocketAddress(bindAddress, metricsPort),
         () -> ProbeServer.Probe.ok("ok"),
         () -> last.get() == null || last.get() == Outcome.SOURCE_MISSING || last.get() == Outcome.INTERFACE_UNRESOLVED
             ? ProbeServer.Probe.failing("no configuration applied yet: " + last.get())
             : ProbeServer.Probe.ok("ok: " + last.get()),
-        registry::scrape);
+        () -> {
+          vrrp.register(vrrpRows(), true);
+          return registry.scrape();
+        });
+  }
+
+  /** The running keepalived's VRRP instances, none while it does not run (or names no PID file). */
+  private List<MultiGauge.Row<?>> vrrpRows() {
+    if (pidFile == null) {
+      return List.of();
+    }
+    long pid;
+    try {
+      pid = Long.parseLong(Files.readString(pidFile).trim());
+    } catch (IOException | NumberFormatException e) {
+      return List.of();
+    }
+    return VrrpStates.read(pid, VrrpStates.dumpFileOf(pid)).stream()
+        .<MultiGauge.Row<?>>map(s -> MultiGauge.Row.of(Tags.of("name", s.name(), "vrid",
+            Integer.toString(s.virtualRouterId()), "intf", s.networkInterface().orElse("")), s.state().code()))
+        .toList();
   }
 }

@@ -121,7 +121,19 @@ class KeepalivedManifestsIT {
         assertThat(cm).isNotNull();
         assertThat(cm.getData()).containsKey(node);
         assertThat(cm.getData().get(node)).contains("198.51.100.40", "virtual_router_id");
-        assertThat(client.resources(DaemonSet.class).withName("vips").get()).isNotNull();
+        DaemonSet ds = client.resources(DaemonSet.class).withName("vips").get();
+        assertThat(ds).isNotNull();
+        // The DaemonSet's `ipam` containers call this build's command line with arguments it accepts.
+        var spec = ds.getSpec().getTemplate().getSpec();
+        List<io.fabric8.kubernetes.api.model.Container> ipamContainers = new ArrayList<>(spec.getInitContainers());
+        ipamContainers.addAll(spec.getContainers());
+        ipamContainers.removeIf(c -> c.getCommand() == null || !c.getCommand().equals(List.of("ipam")));
+        assertThat(ipamContainers).hasSize(2);
+        for (var c : ipamContainers) {
+          String[] args = c.getArgs().stream().map(a -> a.replace("$(NODE_NAME)", node)).toArray(String[]::new);
+          assertThat(IpamCommand.commandLine().parseArgs(args).subcommand().commandSpec().name())
+              .isEqualTo("keepalived-reloader");
+        }
         assertThat(ThirdPartyCrd.POD_MONITOR.resources(client).withName("vips").get()).isNotNull();
       });
     } finally {

@@ -50,8 +50,9 @@ class KeepalivedReloaderCommandIT {
   void theSidecarReloadsOnChangeAndServesMetricsAndReadiness(@TempDir Path dir) throws Exception {
     Path source = Files.writeString(dir.resolve("node-a"), VALID);
     Path target = dir.resolve("keepalived.conf");
-    // Stands in for keepalived: a live process that survives the SIGHUP a reload sends.
-    Process fakeKeepalived = new ProcessBuilder("sh", "-c", "trap '' HUP; while :; do sleep 1; done").start();
+    // Stands in for keepalived: a live process that survives the SIGHUP of a reload and the SIGUSR1
+    // (data dump) of each scrape; it writes no dump, so no VRRP state is reported.
+    Process fakeKeepalived = new ProcessBuilder("sh", "-c", "trap '' HUP USR1; while :; do sleep 1; done").start();
     Path pid = Files.writeString(dir.resolve("keepalived.pid"), Long.toString(fakeKeepalived.pid()));
     int port = LoopbackPorts.freePort();
     KeepalivedReloaderCommand command = new KeepalivedReloaderCommand();

@@ -64,55 +64,6 @@ public final class KeepalivedReloader {
     });
   }
 
-  /** Prometheus text: keepalived_up, the reload and refusal counters, the running configuration's digest. */
-  public String metrics() {
-    StringBuilder b = new StringBuilder();
-    b.append("# HELP keepalived_up Whether keepalived runs (the process of its pid file is alive).\n")
-        .append("# TYPE keepalived_up gauge\n")
-        .append("keepalived_up ").append(keepalivedUp() ? 1 : 0).append('\n')
-        .append("# HELP keepalived_reloader_reloads_total Configuration changes applied with SIGHUP.\n")
-        .append("# TYPE keepalived_reloader_reloads_total counter\n")
-        .append("keepalived_reloader_reloads_total ").append(reloads()).append('\n')
-        .append("# HELP keepalived_reloader_refused_total Configurations keepalived --config-test refused.\n")
-        .append("# TYPE keepalived_reloader_refused_total counter\n")
-        .append("keepalived_reloader_refused_total ").append(refused()).append('\n');
-    runningConfigSha256().ifPresent(sha -> b
-        .append("# HELP keepalived_reloader_config_info The configuration keepalived runs.\n")
-        .append("# TYPE keepalived_reloader_config_info gauge\n")
-        .append("keepalived_reloader_config_info{sha256=\"").append(sha).append("\"} 1\n"));
-    return b.toString();
-  }
-
-  /** Serves {@link #metrics()} at {@code /metrics} on {@code port} (0: any free port); stop it when done. */
-  public com.sun.net.httpserver.HttpServer serveMetrics(java.net.InetSocketAddress address) throws IOException {
-    com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(address, 0);
-    server.createContext("/metrics", exchange -> {
-      byte[] body = metrics().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-      exchange.sendResponseHeaders(200, body.length);
-      try (var out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
-    server.start();
-    return server;
-  }
-
-  /**
-   * The {@code ipam keepalived-reloader} command: parses the DaemonSet's arguments, serves the metrics when
-   * {@code --metrics-port} is set, and runs until the process is stopped ({@code --once}: one look). Exit status 0,
-   * or 1 when {@code --once} could not write a configuration.
-   */
-  public static int runCommand(List<String> args) throws IOException, InterruptedException {
-    ReloaderOptions options = ReloaderOptions.parse(args);
-    KeepalivedReloader reloader = new KeepalivedReloader(options);
-    if (options.metricsPort() > 0 && !options.once()) {
-      reloader.serveMetrics(new java.net.InetSocketAddress(options.metricsPort()));
-    }
-    Outcome last = reloader.run(() -> Thread.currentThread().isInterrupted());
-    return options.once() && last != Outcome.WRITTEN && last != Outcome.UNCHANGED && last != Outcome.RELOADED ? 1 : 0;
-  }
-
   /** Runs until {@code stop} says so (or once with {@code --once}); returns the last outcome. */
   public Outcome run(BooleanSupplier stop) throws InterruptedException {
     Outcome last = syncOnce();

@@ -116,6 +116,13 @@ final class KeepalivedCluster implements AutoCloseable {
     }));
   }
 
+  /** The group's status service count, -1 while it has no status yet (so a wait retries). */
+  int serviceCount(String group) {
+    KeepalivedGroup g = group(group);
+    return g == null || g.getStatus() == null || g.getStatus().serviceCount() == null ? -1
+        : g.getStatus().serviceCount();
+  }
+
   String nodeName(String name) {
     return ns + "-" + name;
   }

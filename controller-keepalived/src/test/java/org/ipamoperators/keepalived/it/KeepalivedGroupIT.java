@@ -142,7 +142,7 @@ class KeepalivedGroupIT {
     String dsVersion = client.apps().daemonSets().withName("g1").get().getMetadata().getResourceVersion();
     // A LoadBalancer without address yet: the group reconciles (its status counts it) but no instance, no id.
     cluster.loadBalancer("pending", "g1", List.of());
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.group("g1").getStatus().serviceCount()).isEqualTo(2));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.serviceCount("g1")).isEqualTo(2));
     awaitEvent("pending", "NoVIPYet", "no VIP");
     assertThat(cluster.routerIds("g1")).containsOnlyKeys(cluster.ns + "/web");
     assertThat(client.configMaps().withName("g1").get().getMetadata().getResourceVersion()).isEqualTo(cmVersion);

@@ -85,7 +85,7 @@ class KeepalivedScaleIT {
       cluster.externalIps("late-" + i, "late", "203.0.113." + (100 + i));
     }
     await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> {
-      assertThat(cluster.group("late").getStatus().serviceCount()).isEqualTo(10);
+      assertThat(cluster.serviceCount("late")).isEqualTo(10);
       assertThat(cluster.routerIds("late")).hasSize(5);
       assertThat(cluster.condition("late", "RouterIDsExhausted")).isEqualTo("True");
     });
