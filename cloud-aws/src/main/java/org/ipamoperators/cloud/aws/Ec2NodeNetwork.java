@@ -293,11 +293,20 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     return List.of(results);
   }
 
-  private void attachOn(String node, List<Integer> idx, List<AddressChange> changes, AddressChangeResult[] results) {
-    NodeEni target = nodes.get(node);
-    if (target == null) {
+  /** The node's described ENI, or null after failing every change of {@code idx} (retryable). */
+  private NodeEni describedOrFail(String node, List<Integer> idx, List<AddressChange> changes,
+      AddressChangeResult[] results) {
+    NodeEni eni = nodes.get(node);
+    if (eni == null) {
       idx.forEach(i -> results[i] = AddressChangeResult.failed(changes.get(i), "NodeNotDescribed",
           "node " + node + " has no known EC2 instance (its description failed or was never made)", true));
+    }
+    return eni;
+  }
+
+  private void attachOn(String node, List<Integer> idx, List<AddressChange> changes, AddressChangeResult[] results) {
+    NodeEni target = describedOrFail(node, idx, changes, results);
+    if (target == null) {
       return;
     }
     // Who holds each address now decides how it is placed: nobody (a plain assign), one of our
@@ -489,10 +498,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
 
   private void detachFrom(String node, List<Integer> idx, List<AddressChange> changes,
       AddressChangeResult[] results) {
-    NodeEni source = nodes.get(node);
+    NodeEni source = describedOrFail(node, idx, changes, results);
     if (source == null) {
-      idx.forEach(i -> results[i] = AddressChangeResult.failed(changes.get(i), "NodeNotDescribed",
-          "node " + node + " has no known EC2 instance (its description failed or was never made)", true));
       return;
     }
     Map<Ip, Integer> pending = new LinkedHashMap<>();
