@@ -137,21 +137,33 @@ class MoreEgressScenariosIT {
     }
   }
 
-  @Test
-  void aNodeFlappingThreeTimesMovesItsAddressesAtMostOnce() throws Exception {
-    // scenario 27: grace 2 s; each NotReady spell (3 s or more) outlasts it, and all three flaps
-    // fit in well under a minute. No new namespace arrives meanwhile: only a1's own address may move.
-    startOperator();
-    String ipam = cluster.n("flap");
+  /**
+   * Nodes a1, a2 (zone a) and b1 (zone b), an IPAM with a CIDR per zone and the given failover grace,
+   * and two namespaces, whose zone-a addresses land on a1 and a2.
+   */
+  private String twoZonesWithTwoNamespaces(String name, int graceSeconds) {
+    String ipam = cluster.n(name);
     cluster.node("a1", Map.of("zone", "a"));
     cluster.node("a2", Map.of("zone", "a"));
     cluster.node("b1", Map.of("zone", "b"));
-    cluster.ipam(ipam, "zone", WORKERS, null, 2, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
+    cluster.ipam(ipam, "zone", WORKERS, null, graceSeconds, cidr("192.0.2.0/24", "a"),
+        cidr("198.51.100.0/24", "b"));
     cluster.namespace("ns1", ipam, null);
     cluster.namespace("ns2", ipam, null);
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
       assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.2");
+    });
+    return ipam;
+  }
+
+  @Test
+  void aNodeFlappingThreeTimesMovesItsAddressesAtMostOnce() throws Exception {
+    // scenario 27: grace 2 s; each NotReady spell (3 s or more) outlasts it, and all three flaps
+    // fit in well under a minute. No new namespace arrives meanwhile: only a1's own address may move.
+    startOperator();
+    String ipam = twoZonesWithTwoNamespaces("flap", 2);
+    await().atMost(WAIT).untilAsserted(() -> {
       assertThat(cluster.hostSubnetIps("b1")).containsExactly("198.51.100.1", "198.51.100.2");
     });
     MoveSampler sampler = new MoveSampler();
@@ -373,17 +385,7 @@ class MoreEgressScenariosIT {
     // scenario 27 with a namespace created between two flaps: docs/egressip.md says a recovered
     // node stays ineligible for 60 s, so the new address must not land on a1 and move again
     startOperator();
-    String ipam = cluster.n("rec");
-    cluster.node("a1", Map.of("zone", "a"));
-    cluster.node("a2", Map.of("zone", "a"));
-    cluster.node("b1", Map.of("zone", "b"));
-    cluster.ipam(ipam, "zone", WORKERS, null, 2, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
-    cluster.namespace("ns1", ipam, null);
-    cluster.namespace("ns2", ipam, null);
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
-      assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.2");
-    });
+    String ipam = twoZonesWithTwoNamespaces("rec", 2);
     MoveSampler sampler = new MoveSampler();
     try {
       cluster.setReady("a1", false);
@@ -415,17 +417,7 @@ class MoreEgressScenariosIT {
   @Test
   void withinTheGraceANotReadyNodeKeepsItsAddressesAndTakesNoNewOnes() throws Exception {
     startOperator();
-    String ipam = cluster.n("grace");
-    cluster.node("a1", Map.of("zone", "a"));
-    cluster.node("a2", Map.of("zone", "a"));
-    cluster.node("b1", Map.of("zone", "b"));
-    cluster.ipam(ipam, "zone", WORKERS, null, 5, cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "b"));
-    cluster.namespace("ns1", ipam, null);
-    cluster.namespace("ns2", ipam, null);
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.hostSubnetIps("a1")).containsExactly("192.0.2.1");
-      assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.2");
-    });
+    String ipam = twoZonesWithTwoNamespaces("grace", 5);
     cluster.setReady("a1", false);
     cluster.namespace("ns3", ipam, null);
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.hostSubnetIps("a2")).contains("192.0.2.3"));
