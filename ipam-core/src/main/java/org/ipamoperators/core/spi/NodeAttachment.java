@@ -11,11 +11,29 @@ import org.ipamoperators.core.address.IpRange;
  * NIC ip configuration, a device name), the subnets on it, its primary address, the secondary
  * addresses it holds now, and how many secondary addresses it can hold
  * ({@code NodeAttachment.UNLIMITED} when the platform sets no limit).
+ *
+ * @param node the node's name
+ * @param interfaceId the platform's id of the interface, or null where there is none
+ * @param subnets the subnets of that interface; empty where the platform does not say
+ * @param primaryAddress the node's primary address, or null when unknown
+ * @param secondaryAddresses every extra address on the interface now, this network's or not
+ * @param capacity how many more addresses of this network the node can hold
  */
 public record NodeAttachment(String node, String interfaceId, List<IpRange> subnets, Ip primaryAddress,
     Set<Ip> secondaryAddresses, int capacity) {
+  /** The capacity of a node whose platform sets no limit. */
   public static final int UNLIMITED = Integer.MAX_VALUE;
 
+  /**
+   * Copies the collections.
+   *
+   * @param node the node's name
+   * @param interfaceId the interface id, or null
+   * @param subnets the interface's subnets
+   * @param primaryAddress the primary address, or null
+   * @param secondaryAddresses the extra addresses on the interface
+   * @param capacity how many more addresses the node can hold
+   */
   public NodeAttachment {
     Objects.requireNonNull(node, "node");
     subnets = List.copyOf(subnets);

@@ -1,0 +1,45 @@
+package org.ipamoperators.core.spi;
+
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One setting a {@link NodeNetworkProvider} reads, such as {@code aws.region}.
+ *
+ * @param key dotted lower-case key, such as {@code aws.region}
+ * @param description what the setting does and its default, one sentence
+ */
+public record ProviderSetting(String key, String description) {
+
+  /**
+   * Checks the key.
+   *
+   * @param key dotted lower-case key
+   * @param description what the setting does
+   */
+  public ProviderSetting {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(description, "description");
+    if (!key.matches("[a-z0-9]+([.-][a-z0-9]+)*")) {
+      throw new IllegalArgumentException("a setting key is dotted lower case (such as aws.region), was '" + key + "'");
+    }
+  }
+
+  /**
+   * The system property that sets it.
+   *
+   * @return {@code ipam.} followed by the key
+   */
+  public String systemProperty() {
+    return "ipam." + key;
+  }
+
+  /**
+   * The environment variable that sets it when the system property is absent.
+   *
+   * @return {@code IPAM_} followed by the key in upper case, dots and dashes as underscores
+   */
+  public String environmentVariable() {
+    return "IPAM_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+  }
+}
