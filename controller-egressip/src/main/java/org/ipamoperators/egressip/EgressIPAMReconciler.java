@@ -515,7 +515,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         : failures.isEmpty() ? "Reconciled" : "NetworkWriteFailed";
     String message = network == NetworkType.NONE
         ? "neither OpenShift SDN (HostSubnet) nor OVN-Kubernetes (EgressIP) is served by this cluster; addresses are allocated but not configured"
-        : String.join("; ", failures);
+        : failures.isEmpty() ? selection.description() : String.join("; ", failures);
     EgressIPAM patch = status(ipam, network, platform, plan, ok, reason, message, failures);
     Duration next = nextReview(verdicts, now);
     if (retry) {

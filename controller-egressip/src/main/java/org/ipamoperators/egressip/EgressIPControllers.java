@@ -12,7 +12,7 @@ public final class EgressIPControllers {
   private EgressIPControllers() {}
 
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    // Bare metal, or EC2 on AWS (credentials, region and endpoint: see CloudSettings).
+    // The NodeNetwork of the platform, from the providers on the class path (see CloudNodeNetworks).
     operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry,
         new CloudNodeNetworks(client, CloudSettings.fromEnvironment())));
     operator.register(new NamespaceReferenceReconciler(client));

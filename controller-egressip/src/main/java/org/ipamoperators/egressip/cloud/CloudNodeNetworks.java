@@ -4,113 +4,265 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import org.ipamoperators.cloud.aws.AwsSettings;
-import org.ipamoperators.cloud.aws.Ec2NodeNetwork;
-import org.ipamoperators.cloud.baremetal.BareMetalNodeNetwork;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpRange;
+import org.ipamoperators.core.spi.AddressChange;
+import org.ipamoperators.core.spi.AddressChangeResult;
+import org.ipamoperators.core.spi.NetworkCapabilities;
+import org.ipamoperators.core.spi.NodeAttachment;
 import org.ipamoperators.core.spi.NodeNetwork;
+import org.ipamoperators.core.spi.NodeNetworkException;
+import org.ipamoperators.core.spi.NodeNetworkProvider;
+import org.ipamoperators.core.spi.NodeRef;
+import org.ipamoperators.core.spi.ProviderContext;
+import org.ipamoperators.core.spi.ProviderSetting;
 import org.ipamoperators.egressip.network.Platform;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Bare metal where no cloud API is needed; EC2 on AWS, with the region from Infrastructure (or the
- * setting), static keys from the old operator's Secret when it is there, else the SDK's default
- * chain (web identity, instance profile, environment). The EC2 network is kept while its region,
- * endpoint and keys stay the same, and rebuilt (the old client closed) when one changes.
- * Secret values are never logged.
+ * Chooses the {@link NodeNetwork} of the cluster's platform among the {@link NodeNetworkProvider}s
+ * on the class path ({@link ServiceLoader}): the one that serves the platform, or the one the
+ * provider setting names. No provider is named here: adding a provider jar is all it takes.
+ *
+ * <p>The provider gets its settings, the platform's region and the Secrets it asks for (read in
+ * the operator's namespace; absent or forbidden ones arrive empty). Its network is kept while that
+ * context stays equal and rebuilt (the old one closed) when it changes, such as new keys in a
+ * Secret. When no provider can serve, a network that makes no calls stands in, and the selection
+ * names the platform and the providers found, for the EgressIPAM condition. Secret values are never
+ * logged.
  */
-public final class CloudNodeNetworks implements NodeNetworks {
+public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CloudNodeNetworks.class);
-  private final KubernetesClient client;
+  private static final NodeNetwork NO_CALLS = new ClusterNetworkOnly();
+
+  /** Reads a Secret of the operator's namespace: its decoded data, empty when absent or forbidden. */
+  @FunctionalInterface
+  public interface SecretReader {
+    Map<String, String> read(String name);
+  }
+
+  private record Current(String provider, ProviderContext context, NodeNetwork network) {}
+
+  private final List<NodeNetworkProvider> providers;
   private final CloudSettings settings;
-  private final NodeNetwork bareMetal = new BareMetalNodeNetwork();
-  private AwsSettings current;
-  private Ec2NodeNetwork aws;
+  private final SecretReader secrets;
+  private Current current;
+  private String lastReport;
 
   public CloudNodeNetworks(KubernetesClient client, CloudSettings settings) {
-    this.client = client;
+    this(discover(CloudNodeNetworks.class.getClassLoader()), settings, clusterSecrets(client, settings));
+  }
+
+  public CloudNodeNetworks(List<NodeNetworkProvider> providers, CloudSettings settings, SecretReader secrets) {
+    this.providers = List.copyOf(providers);
     this.settings = settings;
+    this.secrets = secrets;
+    LOG.info("NodeNetwork providers on the class path: {}", found());
+  }
+
+  /** The providers a class loader sees, one per name (the first wins), sorted by name. */
+  public static List<NodeNetworkProvider> discover(ClassLoader loader) {
+    Map<String, NodeNetworkProvider> byName = new LinkedHashMap<>();
+    for (var it = ServiceLoader.load(NodeNetworkProvider.class, loader).iterator(); ; ) {
+      NodeNetworkProvider p;
+      try {
+        if (!it.hasNext()) {
+          break;
+        }
+        p = it.next();
+      } catch (ServiceConfigurationError e) {
+        LOG.warn("a NodeNetwork provider could not be loaded: {}", e.getMessage());
+        continue;
+      }
+      NodeNetworkProvider before = byName.putIfAbsent(p.name(), p);
+      if (before != null && before.getClass() != p.getClass()) {
+        LOG.warn("two NodeNetwork providers are named {}: {} is used, {} ignored", p.name(),
+            before.getClass().getName(), p.getClass().getName());
+      }
+    }
+    return byName.values().stream().sorted((a, b) -> a.name().compareTo(b.name())).toList();
+  }
+
+  /** Each provider found with the platforms it serves, such as "aws (AWS), baremetal (BareMetal, None)". */
+  public String found() {
+    if (providers.isEmpty()) {
+      return "none";
+    }
+    return providers.stream().map(p -> p.name() + " (" + String.join(", ", new TreeSet<>(p.platforms())) + ")")
+        .collect(Collectors.joining(", "));
   }
 
   @Override
   public synchronized Selection select(Platform platform) {
-    if (!"AWS".equals(platform.type())) {
-      return new Selection(bareMetal, null);
-    }
-    AwsSettings wanted;
+    String type = platform.type() == null || platform.type().isBlank() ? "None" : platform.type();
+    NodeNetworkProvider provider;
     try {
-      wanted = awsSettings(platform);
+      provider = choose(type);
+    } catch (IllegalStateException e) {
+      return unserved(type, e.getMessage());
+    }
+    ProviderContext context;
+    try {
+      context = context(provider, type, platform);
     } catch (RuntimeException e) {
-      return new Selection(bareMetal, e.getMessage());
+      return unserved(type, "NodeNetwork provider " + provider.name() + " for platform " + type + ": "
+          + e.getMessage());
     }
-    if (!wanted.equals(current)) {
-      if (aws != null) {
-        aws.close();
+    if (current == null || !current.provider().equals(provider.name()) || !current.context().equals(context)) {
+      NodeNetwork network;
+      try {
+        network = provider.create(context);
+      } catch (NodeNetworkException e) {
+        String why = e.getMessage().startsWith(e.subject() + ": ")
+            ? e.getMessage().substring(e.subject().length() + 2) : e.getMessage();
+        return unserved(type, "NodeNetwork provider " + provider.name() + " cannot serve platform " + type + ": " + why);
+      } catch (RuntimeException e) {
+        return unserved(type, "NodeNetwork provider " + provider.name() + " cannot serve platform " + type + ": "
+            + e.getMessage());
       }
-      LOG.info("EC2 in region {}{}, credentials from {}", wanted.region(),
-          wanted.endpoint() == null ? "" : " at " + wanted.endpoint(),
-          wanted.keys() == null ? "the default chain" : "Secret " + CloudSettings.CREDENTIALS_SECRET);
-      aws = Ec2NodeNetwork.create(wanted);
-      current = wanted;
+      close();
+      current = new Current(provider.name(), context, network);
+      report("platform " + type + " served by NodeNetwork provider " + provider.name() + " ("
+          + provider.getClass().getName() + ")");
     }
-    return new Selection(aws, null);
+    return new Selection(current.network(), null, provider.name(), type);
   }
 
-  AwsSettings awsSettings(Platform platform) {
-    String region = settings.awsRegion() != null ? settings.awsRegion() : platform.awsRegion();
-    if (region == null) {
-      throw new IllegalStateException("no AWS region: Infrastructure has no status.platformStatus.aws.region "
-          + "and IPAM_AWS_REGION is not set");
+  private NodeNetworkProvider choose(String type) {
+    if (settings.provider() != null) {
+      return providers.stream().filter(p -> p.name().equals(settings.provider())).findFirst()
+          .orElseThrow(() -> new IllegalStateException(CloudSettings.PROVIDER_ENV + " names NodeNetwork provider "
+              + settings.provider() + ", which is not on the class path; found: " + found()));
     }
-    AwsSettings s = AwsSettings.of(region).withEndpoint(settings.awsEndpoint());
-    AwsSettings.StaticKeys keys = secretKeys();
-    return keys == null ? s : s.withKeys(keys);
+    List<NodeNetworkProvider> serving = providers.stream()
+        .filter(p -> p.platforms().stream().anyMatch(t -> t.equalsIgnoreCase(type))).toList();
+    if (serving.isEmpty()) {
+      throw new IllegalStateException("no NodeNetwork provider serves platform " + type + "; found: " + found());
+    }
+    if (serving.size() > 1) {
+      throw new IllegalStateException("NodeNetwork providers " + serving.stream().map(NodeNetworkProvider::name)
+          .collect(Collectors.joining(", ")) + " all serve platform " + type + "; choose one with "
+          + CloudSettings.PROVIDER_ENV);
+    }
+    return serving.get(0);
   }
 
-  /** The keys of the old Secret, or null when it is absent (then the default chain applies). */
-  private AwsSettings.StaticKeys secretKeys() {
-    String ns = settings.operatorNamespace() != null ? settings.operatorNamespace() : client.getNamespace();
-    if (ns == null) {
-      return null;
+  private ProviderContext context(NodeNetworkProvider provider, String type, Platform platform) {
+    Map<String, String> attributes = new HashMap<>();
+    if (platform.awsRegion() != null) {
+      attributes.put("region", platform.awsRegion());
     }
-    Secret secret;
-    try {
-      secret = client.secrets().inNamespace(ns).withName(CloudSettings.CREDENTIALS_SECRET).get();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 403) {
-        return null; // not allowed to read it: the default chain it is
+    Map<String, String> values = new HashMap<>();
+    for (ProviderSetting s : provider.settings()) {
+      String v = settings.value(s);
+      if (v != null) {
+        values.put(s.key(), v);
       }
-      throw new IllegalStateException("cannot read Secret " + ns + "/" + CloudSettings.CREDENTIALS_SECRET + ": "
-          + e.getMessage(), e);
     }
-    if (secret == null) {
-      return null;
+    Map<String, Map<String, String>> data = new HashMap<>();
+    for (String name : provider.secrets()) {
+      Map<String, String> d = secrets.read(name);
+      if (!d.isEmpty()) {
+        data.put(name, d);
+      }
     }
-    String id = value(secret, "aws_access_key_id");
-    String key = value(secret, "aws_secret_access_key");
-    if (id == null && key == null) {
-      return null;
-    }
-    if (id == null || key == null) {
-      throw new IllegalStateException("Secret " + ns + "/" + CloudSettings.CREDENTIALS_SECRET
-          + " needs both aws_access_key_id and aws_secret_access_key");
-    }
-    return new AwsSettings.StaticKeys(id, key);
+    return new ProviderContext(type, attributes, values, data);
   }
 
-  private static String value(Secret s, String key) {
-    Map<String, String> data = s.getData();
-    if (data != null && data.get(key) != null) {
-      return blankToNull(new String(Base64.getDecoder().decode(data.get(key)), StandardCharsets.UTF_8).trim());
-    }
-    Map<String, String> plain = s.getStringData();
-    return plain == null ? null : blankToNull(Objects.toString(plain.get(key), "").trim());
+  private Selection unserved(String type, String problem) {
+    report(problem + "; the addresses are not attached through any cloud API");
+    return new Selection(NO_CALLS, problem, null, type);
   }
 
-  private static String blankToNull(String s) {
-    return s == null || s.isBlank() ? null : s;
+  /** Logs a change of choice once, not at every reconcile. */
+  private void report(String line) {
+    if (!line.equals(lastReport)) {
+      LOG.info("{}", line);
+      lastReport = line;
+    }
+  }
+
+  /** Closes the current network, if any. */
+  @Override
+  public synchronized void close() {
+    if (current != null) {
+      current.network().close();
+      current = null;
+    }
+  }
+
+  /** The data of a Secret in the operator's namespace; a Secret that may not be read counts as absent. */
+  static SecretReader clusterSecrets(KubernetesClient client, CloudSettings settings) {
+    return name -> {
+      String ns = settings.operatorNamespace() != null ? settings.operatorNamespace() : client.getNamespace();
+      if (ns == null) {
+        return Map.of();
+      }
+      Secret secret;
+      try {
+        secret = client.secrets().inNamespace(ns).withName(name).get();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 403) {
+          return Map.of(); // not allowed to read it: the provider's defaults apply
+        }
+        throw new IllegalStateException("cannot read Secret " + ns + "/" + name + ": " + e.getMessage(), e);
+      }
+      if (secret == null) {
+        return Map.of();
+      }
+      Map<String, String> out = new HashMap<>();
+      if (secret.getStringData() != null) {
+        out.putAll(secret.getStringData());
+      }
+      if (secret.getData() != null) {
+        secret.getData().forEach((k, v) -> out.put(k, new String(Base64.getDecoder().decode(v),
+            StandardCharsets.UTF_8)));
+      }
+      return out;
+    };
+  }
+
+  /**
+   * Where no provider serves: nothing is called and every change is taken as done, as on bare
+   * metal, so addresses are still allocated and written to the cluster network.
+   */
+  static final class ClusterNetworkOnly implements NodeNetwork {
+    @Override
+    public NetworkCapabilities capabilities() {
+      return new NetworkCapabilities(true, true, false, false, false);
+    }
+
+    @Override
+    public NodeAttachment describe(NodeRef node) {
+      Ip primary = node.addresses().isEmpty() ? null : node.addresses().get(0);
+      return new NodeAttachment(node.name(), null, List.of(), primary, Set.of(), NodeAttachment.UNLIMITED);
+    }
+
+    @Override
+    public Set<Ip> addressesInUse(IpRange subnet) {
+      return Set.of();
+    }
+
+    @Override
+    public List<AddressChangeResult> apply(List<AddressChange> changes) {
+      return new ArrayList<>(changes.stream().map(AddressChangeResult::applied).toList());
+    }
+
+    @Override
+    public String toString() {
+      return "no NodeNetwork provider";
+    }
   }
 }

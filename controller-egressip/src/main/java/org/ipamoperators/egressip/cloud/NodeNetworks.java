@@ -9,8 +9,24 @@ import org.ipamoperators.egressip.network.Platform;
  */
 public interface NodeNetworks {
 
-  /** The network, or the bare-metal fallback with the reason the platform's module is not usable. */
-  record Selection(NodeNetwork network, String problem) {}
+  /**
+   * The network, the provider that made it and the platform it serves; or a network that makes no
+   * calls with the reason no provider could serve the platform.
+   */
+  record Selection(NodeNetwork network, String problem, String provider, String platform) {
+    /** A selection without provider or platform (fixed networks, tests). */
+    public Selection(NodeNetwork network, String problem) {
+      this(network, problem, null, null);
+    }
+
+    /** For the status and the log: which provider serves which platform, or why none does. */
+    public String description() {
+      if (problem != null) {
+        return problem;
+      }
+      return provider == null ? "" : "platform " + platform + " served by NodeNetwork provider " + provider;
+    }
+  }
 
   Selection select(Platform platform);
 

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
@@ -78,7 +79,7 @@ class AwsEgressIT {
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(operatorNs).endMetadata().build())
         .create();
     client.secrets().inNamespace(operatorNs).resource(new SecretBuilder().withNewMetadata()
-        .withName(CloudSettings.CREDENTIALS_SECRET).endMetadata()
+        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
         .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build())
         .create();
     // The operator reaches moto through a fault-injecting proxy (no faults unless a test asks).
@@ -87,7 +88,7 @@ class AwsEgressIT {
     operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
     operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(),
         new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-        new CloudNodeNetworks(c, new CloudSettings(null, proxy.endpoint(), operatorNs))));
+        new CloudNodeNetworks(c, new CloudSettings(Map.of("aws.endpoint", proxy.endpoint().toString()), operatorNs, null))));
     operator.register(new NamespaceReferenceReconciler(c));
     operator.start();
   }
@@ -198,6 +199,7 @@ class AwsEgressIT {
       assertThat(onEni("b1").size() + onEni("b2").size()).isEqualTo(1);
       assertThat(cluster.hostSubnetIps("a2")).containsExactly(expectA.toString());
       assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
+      assertThat(readyMessage(ipam)).isEqualTo("platform AWS served by NodeNetwork provider aws");
     });
 
     cluster.namespace("ns2", ipam, null);
