@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the suite, every tier: first prepares the real parts the tests run against
 # (etcd, kube-apiserver built from source, moto, keepalived; cached after the first run), then
-# `mvn verify` over all modules. Extra arguments go to Maven (for example: -pl ipam-core).
+# `mvn install` over all modules, then builds and tests the outside projects of examples/ against the
+# installed artifacts (scripts/test-examples.sh). Extra arguments go to Maven (for example:
+# -pl ipam-core) and make it a plain `mvn verify` of what they select, without the examples.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 env_exports="$(bash scripts/test-env.sh)"
@@ -17,4 +19,11 @@ if [ "$(id -u)" -eq 0 ]; then
 else
   echo "[test] not root: no image built, ImageIT skipped" >&2
 fi
-exec mvn -B -ntp verify "${extra[@]}" "$@"
+if [ "$#" -gt 0 ]; then
+  # A partial run (-pl ..., -Dtest=...): no install, no examples.
+  exec mvn -B -ntp verify "${extra[@]}" "$@"
+fi
+# The whole suite, then install: the examples are outside projects that find the artifacts (and the
+# BOM) by their coordinates in the local repository, as a user's build would.
+mvn -B -ntp install "${extra[@]}"
+bash scripts/test-examples.sh
