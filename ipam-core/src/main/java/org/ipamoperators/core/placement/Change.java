@@ -7,5 +7,13 @@ import org.ipamoperators.core.address.Ip;
  * a node (no longer wanted there, or hosted twice). {@code reason} says why, for Events and logs.
  */
 public record Change(Kind kind, Ip address, String from, String to, String reason) {
-  public enum Kind { PLACE, MOVE, REMOVE }
+  /** What a change does to its address. */
+  public enum Kind {
+    /** Put on {@code to}. */
+    PLACE,
+    /** From {@code from} to {@code to}. */
+    MOVE,
+    /** Taken off {@code from}. */
+    REMOVE
+  }
 }

@@ -17,16 +17,60 @@ public record PlanResult(List<Allocation> allocations, List<Unallocated> unalloc
     List<PoolConflict> conflicts, List<Released> released, List<InvalidPool> invalidPools,
     List<PoolUsage> usage, PlacementPlan placement) {
 
+  /**
+   * A claimant's address in a pool.
+   *
+   * @param claimant the claimant
+   * @param pool the pool
+   * @param address the address
+   * @param kept true when the claimant held it already, false when newly allocated
+   */
   public record Allocation(String claimant, String pool, Ip address, boolean kept) {}
 
+  /**
+   * An address a claimant wants and did not get.
+   *
+   * @param claimant the claimant
+   * @param pool the pool it wants an address from
+   * @param reason why not (no such pool, invalid pool, exhausted pool)
+   */
   public record Unallocated(String claimant, String pool, String reason) {}
 
+  /**
+   * A conflict among the claims found in a pool.
+   *
+   * @param pool the pool, or null for a claim in no pool
+   * @param conflict the conflict
+   */
   public record PoolConflict(String pool, LedgerConflict conflict) {}
 
+  /**
+   * An address given back.
+   *
+   * @param owner who held it
+   * @param pool its pool
+   * @param address the address
+   * @param reason why it was released
+   */
   public record Released(String owner, String pool, Ip address, String reason) {}
 
+  /**
+   * A pool that cannot be used, with every problem found in it.
+   *
+   * @param pool the pool's name
+   * @param problems what is wrong, each with the value at fault
+   */
   public record InvalidPool(String pool, List<PoolProblem> problems) {}
 
+  /**
+   * How much of a pool's family is used.
+   *
+   * @param pool the pool
+   * @param family IPv4 or IPv6
+   * @param capacity usable addresses
+   * @param allocated addresses allocated
+   * @param free addresses free
+   */
   public record PoolUsage(String pool, IpFamily family, BigInteger capacity, BigInteger allocated,
       BigInteger free) {}
 
