@@ -11,6 +11,14 @@ import java.util.Objects;
  */
 public record AllocatorOptions(AllocationStrategy strategy, long seed, Duration cooldown, Clock clock) {
 
+  /**
+   * Checks the settings.
+   *
+   * @param strategy how addresses are chosen
+   * @param seed the seed of RANDOM
+   * @param cooldown how long a released address rests; zero for none
+   * @param clock the time the cooldown is measured with
+   */
   public AllocatorOptions {
     Objects.requireNonNull(strategy, "strategy");
     Objects.requireNonNull(cooldown, "cooldown");
@@ -20,14 +28,33 @@ public record AllocatorOptions(AllocationStrategy strategy, long seed, Duration 
     }
   }
 
+  /**
+   * A strategy with a fixed seed, no cooldown and the system clock.
+   *
+   * @param strategy how addresses are chosen
+   * @return the options
+   */
   public static AllocatorOptions of(AllocationStrategy strategy) {
     return new AllocatorOptions(strategy, 0x5eed, Duration.ZERO, Clock.systemUTC());
   }
 
+  /**
+   * The same options with another seed.
+   *
+   * @param newSeed the seed of RANDOM
+   * @return new options
+   */
   public AllocatorOptions withSeed(long newSeed) {
     return new AllocatorOptions(strategy, newSeed, cooldown, clock);
   }
 
+  /**
+   * The same options with a cooldown.
+   *
+   * @param newCooldown how long a released address rests
+   * @param newClock the clock it is measured with
+   * @return new options
+   */
   public AllocatorOptions withCooldown(Duration newCooldown, Clock newClock) {
     return new AllocatorOptions(strategy, seed, newCooldown, newClock);
   }

@@ -19,6 +19,12 @@ import java.util.TreeMap;
  */
 public record FailoverPolicy(Duration grace, Duration recovery) {
 
+  /**
+   * Checks the durations.
+   *
+   * @param grace how long a node may be not ready before it counts as failed
+   * @param recovery how long a failed node must be ready again before it hosts addresses
+   */
   public FailoverPolicy {
     Objects.requireNonNull(grace, "grace");
     Objects.requireNonNull(recovery, "recovery");
@@ -27,6 +33,13 @@ public record FailoverPolicy(Duration grace, Duration recovery) {
     }
   }
 
+  /**
+   * The verdict on every node observed.
+   *
+   * @param observations Ready transitions, any order, several per node
+   * @param now the time of the verdicts
+   * @return each node's verdict, by node name
+   */
   public Map<String, NodeVerdict> evaluate(Collection<HealthObservation> observations, Instant now) {
     TreeMap<String, List<HealthObservation>> byNode = new TreeMap<>();
     for (HealthObservation o : observations) {

@@ -11,7 +11,11 @@ public enum NodeCondition {
   /** Ready again, but not for the whole recovery window yet: still counts as failed. */
   RECOVERING;
 
-  /** True when the node must not host addresses now. */
+  /**
+   * Whether the node must not host addresses now.
+   *
+   * @return true when failed or recovering
+   */
   public boolean failed() {
     return this == FAILED || this == RECOVERING;
   }

@@ -27,6 +27,14 @@ public final class LedgerRebuild {
 
   private LedgerRebuild() {}
 
+  /**
+   * Rebuilds a pool's ledger from the claims found.
+   *
+   * @param pool the pool
+   * @param options the allocator's options
+   * @param claims the claims found, any order
+   * @return the allocator with every honoured claim taken, the owners and the conflicts
+   */
   public static RebuiltLedger rebuild(Pool pool, AllocatorOptions options, Collection<Claim> claims) {
     Allocator allocator = Allocator.create(pool, options);
     TreeMap<Ip, String> owners = new TreeMap<>();

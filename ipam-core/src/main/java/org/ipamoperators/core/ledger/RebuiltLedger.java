@@ -13,12 +13,24 @@ import org.ipamoperators.core.allocation.Allocator;
 public record RebuiltLedger(Allocator allocator, SortedMap<Ip, String> owners,
     List<LedgerConflict> conflicts) {
 
+  /**
+   * Copies the owners and conflicts.
+   *
+   * @param allocator the allocator with every honoured address taken
+   * @param owners who owns each address
+   * @param conflicts the claims that could not be honoured
+   */
   public RebuiltLedger {
     owners = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(owners));
     conflicts = List.copyOf(conflicts);
   }
 
-  /** The addresses an owner holds, in order. */
+  /**
+   * The addresses an owner holds.
+   *
+   * @param owner the owner
+   * @return its addresses, in order
+   */
   public List<Ip> addressesOf(String owner) {
     return owners.entrySet().stream().filter(e -> e.getValue().equals(owner))
         .map(Map.Entry::getKey).toList();

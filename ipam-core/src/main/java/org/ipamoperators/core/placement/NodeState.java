@@ -13,6 +13,15 @@ public record NodeState(String name, String group, boolean eligible, int capacit
   /** Capacity of a node with no known limit. */
   public static final int UNLIMITED = Integer.MAX_VALUE;
 
+  /**
+   * Copies the addresses.
+   *
+   * @param name the node
+   * @param group its group (a zone), or null
+   * @param eligible whether it may host addresses
+   * @param capacity how many it may host ({@link #UNLIMITED} for no limit)
+   * @param assigned the addresses it hosts now
+   */
   public NodeState {
     Objects.requireNonNull(name, "name");
     if (capacity < 0) {
@@ -21,6 +30,11 @@ public record NodeState(String name, String group, boolean eligible, int capacit
     assigned = Set.copyOf(assigned);
   }
 
+  /**
+   * Whether the node has no limit.
+   *
+   * @return true when the capacity is {@link #UNLIMITED}
+   */
   public boolean unlimited() {
     return capacity == UNLIMITED;
   }

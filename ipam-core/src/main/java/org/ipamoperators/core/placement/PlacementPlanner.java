@@ -69,6 +69,14 @@ public final class PlacementPlanner {
 
   private static final String ANY = "";
 
+  /**
+   * Places the demanded addresses on the nodes.
+   *
+   * @param nodes every node with its group, eligibility, capacity and addresses today
+   * @param demands the addresses to host
+   * @param options rebalancing
+   * @return the assignments, the changes, what cannot be placed and the headroom
+   */
   public static PlacementPlan plan(Collection<NodeState> nodes, Collection<IpDemand> demands,
       PlacementOptions options) {
     TreeMap<String, Slot> slots = new TreeMap<>();

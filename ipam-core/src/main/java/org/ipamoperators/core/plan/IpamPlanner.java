@@ -34,6 +34,12 @@ import org.ipamoperators.core.pool.PoolProblem;
 public final class IpamPlanner {
   private IpamPlanner() {}
 
+  /**
+   * Plans one reconcile.
+   *
+   * @param input pools, nodes, claimants, the claims found and placement options
+   * @return allocations, releases, conflicts, invalid pools, usage and placement
+   */
   public static PlanResult plan(PlanInput input) {
     List<PlanResult.InvalidPool> invalid = new ArrayList<>();
     Map<String, PoolDefinition> definitions = new LinkedHashMap<>();

@@ -74,6 +74,17 @@ public record PlanResult(List<Allocation> allocations, List<Unallocated> unalloc
   public record PoolUsage(String pool, IpFamily family, BigInteger capacity, BigInteger allocated,
       BigInteger free) {}
 
+  /**
+   * Copies the lists.
+   *
+   * @param allocations each claimant's address per pool
+   * @param unallocated what could not be allocated
+   * @param conflicts conflicts among the claims
+   * @param released addresses released
+   * @param invalidPools pools that cannot be used
+   * @param usage each pool's usage
+   * @param placement the placement of every address
+   */
   public PlanResult {
     allocations = List.copyOf(allocations);
     unallocated = List.copyOf(unallocated);
@@ -83,7 +94,11 @@ public record PlanResult(List<Allocation> allocations, List<Unallocated> unalloc
     usage = List.copyOf(usage);
   }
 
-  /** True when every claimant got every address, nothing conflicts and everything is placed. */
+  /**
+   * Whether the plan is without problems.
+   *
+   * @return true when every claimant got every address, nothing conflicts and everything is placed
+   */
   public boolean clean() {
     return unallocated.isEmpty() && conflicts.isEmpty() && invalidPools.isEmpty()
         && placement.unplaceable().isEmpty();

@@ -11,6 +11,16 @@ import org.ipamoperators.core.allocation.AllocationStrategy;
  */
 public record PoolDefinition(String name, List<String> ranges, List<String> reserved,
     AllocationStrategy strategy, String group, Duration cooldown) {
+  /**
+   * Fills the defaults: no reserved addresses, FIRST_FREE, no cooldown.
+   *
+   * @param name the pool's name
+   * @param ranges CIDRs, start-end ranges or addresses
+   * @param reserved addresses never handed out, or null
+   * @param strategy how addresses are chosen, or null
+   * @param group the node group hosting its addresses, or null for any
+   * @param cooldown how long a released address rests, or null
+   */
   public PoolDefinition {
     Objects.requireNonNull(name, "name");
     ranges = List.copyOf(ranges);
