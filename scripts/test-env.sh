@@ -184,11 +184,16 @@ install_debian_packages
 build_kubernetes_binaries
 link_etcd
 install_moto
+# The node's parts under a lock of their own: their first build is long, and the tiers above must not wait for it.
+flock -u 9
 REAL_NODE_SCRIPTS="$(cd "$(dirname "$0")" && pwd)/real-node"
 if real_node_wanted; then
+  exec 8>"$CACHE/.real-node.lock"
+  flock 8
   install_real_node_packages
   build_real_node_binaries
   build_pause_image
+  flock -u 8
 fi
 log "ready in $(( $(date +%s) - start ))s"
 

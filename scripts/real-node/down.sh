@@ -48,7 +48,9 @@ findmnt -rn -o TARGET | grep "^$S/" | sort -r | while read -r m; do umount "$m" 
 # 5. cgroups, deepest first
 for h in /sys/fs/cgroup/*/ipam-node; do [ -d "$h" ] && find "$h" -depth -type d -exec rmdir {} \; 2>/dev/null; done
 # 6. network: links, iptables (kube-proxy's own cleanup, kubelet canaries, CNI portmap, our FORWARD guard)
-ip link del cni0 2>/dev/null; ip link del ipamnode0 2>/dev/null
+ip link del cni0 2>/dev/null
+# ipamnode0 and the interfaces tests add for the node's hostNetwork pods (named ipamnode-*)
+for l in $(ip -br link | awk '$1 ~ /^ipamnode/ {sub(/@.*/, "", $1); print $1}'); do ip link del "$l" 2>/dev/null; done
 kube-proxy --cleanup >/dev/null 2>&1
 iptables -D FORWARD -i cni0 ! -o cni0 -j DROP 2>/dev/null
 for ipt in iptables ip6tables; do
@@ -71,7 +73,7 @@ if [ "${1:-}" != "--keep-state" ]; then
   rm -rf "$S"/{etcd,containerd,kubelet,pod-logs,volume-plugins,cni,run,pids,pki,admin.kubeconfig,resolv.conf,started}
 fi
 # 10. what is left is reported (stdout) and makes the exit status 1
-left=$( { ip -br link | grep -E '^(cni0|ipamnode0) '; iptables-save 2>/dev/null | grep -E 'KUBE-|CNI-|cni0';
+left=$( { ip -br link | grep -E '^(cni0 |ipamnode)'; iptables-save 2>/dev/null | grep -E 'KUBE-|CNI-|cni0';
   findmnt -rn -o TARGET | grep "^$S/"; ls -d /sys/fs/cgroup/*/ipam-node 2>/dev/null; } || true)
 if [ -n "$left" ]; then echo "[down] left behind:"; echo "$left"; exit 1; fi
 echo "[down] done, nothing left"

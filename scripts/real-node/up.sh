@@ -55,6 +55,9 @@ ip link show ipamnode0 >/dev/null 2>&1 || { ip link add ipamnode0 type bridge; i
 iptables -C FORWARD -i cni0 ! -o cni0 -j DROP 2>/dev/null || iptables -I FORWARD -i cni0 ! -o cni0 -j DROP
 # kubelet wants its --cgroup-root to exist in every v1 hierarchy
 for h in /sys/fs/cgroup/*/; do case $h in */unified/) continue;; esac; mkdir -p "${h}ipam-node"; done
+# On cgroup v1 the whole node competes with each busy host process as one task of weight 1024: on a shared machine
+# its pods starve (JVMs took minutes to start and were killed by their probes). Weigh it as four tasks.
+[ -f /sys/fs/cgroup/cpu/ipam-node/cpu.shares ] && echo 4096 >/sys/fs/cgroup/cpu/ipam-node/cpu.shares
 
 # --- PKI and kubeconfig (one system:masters client cert for every component: a test node, not a production cluster) ---
 "$HERE/pki.sh" "$S/pki" "$NODE_IP" "$SVC_IP"

@@ -31,10 +31,12 @@ import org.slf4j.LoggerFactory;
  * containerd with runc, kubelet and kube-proxy, brought up by {@code scripts/real-node/up.sh} from the binaries
  * {@code scripts/test-env.sh} builds (as root), and torn down by {@code down.sh}, which restores every host setting.
  *
- * <p>One node per machine: whoever runs it holds a machine-wide lock ({@value #LOCK_FILE}) for the node's life,
- * so suites of several JVMs (or several people) take turns. Before each start {@code down.sh} sweeps whatever a
- * crashed JVM left behind (processes, mounts, links, iptables chains, cgroups, sysctls); a shutdown hook tears
- * the node down when the JVM exits, and {@link #close()} earlier.
+ * <p>One node per machine: whoever runs it holds a machine-wide lock ({@value #LOCK_FILE}, a POSIX record lock)
+ * for the node's life, so suites of several JVMs (or several people) take turns. Teardown happens in three ways:
+ * {@link #close()} (or a shutdown hook at JVM exit); a detached watchdog ({@code guard.py}) once this JVM is gone
+ * without teardown (kill -9, or SIGTERM swallowed by a native library's signal handler); and before each start
+ * {@code down.sh} sweeps whatever an earlier run left behind (processes, mounts, links, iptables chains, cgroups,
+ * sysctls).
  *
  * <p>Addresses are documentation ranges: the node is {@value #NODE_IP} on the port-less bridge {@code ipamnode0},
  * pods get 198.51.100.0/24 on {@code cni0}, Services 203.0.113.0/24. Pods are routed only to the node and the
@@ -178,6 +180,7 @@ public final class RealNode implements AutoCloseable {
         throw new IllegalStateException("scripts/real-node/up.sh failed:\n" + up.output().strip() + "\n"
             + node.componentLogs());
       }
+      node.startGuard();
       node.adminClient = new KubernetesClientBuilder().withConfig(node.clientConfig()).build();
       node.startUp = Duration.ofNanos(System.nanoTime() - started);
       LOG.info("real node {} Ready at https://{}:16443 in {} ms", NODE_NAME, NODE_IP, node.startUp.toMillis());
@@ -235,6 +238,26 @@ public final class RealNode implements AutoCloseable {
     CommandResult down = script(DOWN_TIMEOUT, "down.sh");
     if (!down.succeeded()) {
       throw new IllegalStateException("Cannot clean up an earlier real node: " + down);
+    }
+  }
+
+  /**
+   * A detached watchdog ({@code guard.py}) that runs {@code down.sh} once this JVM is gone without tearing the node
+   * down: a shutdown hook never runs on kill -9, nor on SIGTERM once a native library (helm-java's Go runtime)
+   * has taken over that signal.
+   */
+  private void startGuard() {
+    List<String> command = new ArrayList<>(List.of("setsid", "env"));
+    layout.environment().forEach((k, v) -> command.add(k + "=" + v));
+    command.add("PATH=" + layout.kubernetesBin() + ":" + System.getenv().getOrDefault("PATH",
+        "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"));
+    command.addAll(List.of("python3", layout.scripts().resolve("guard.py").toString(),
+        Long.toString(ProcessHandle.current().pid()), LOCK_FILE));
+    try {
+      new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot start the node's watchdog", e);
     }
   }
 
