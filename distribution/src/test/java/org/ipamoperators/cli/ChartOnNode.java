@@ -76,6 +76,14 @@ final class ChartOnNode {
         .list().getItems().stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).toList();
   }
 
+  /** From the container's start (JVM start) to the pod's Ready condition, as the kubelet saw them (seconds). */
+  static Duration startToReady(Pod pod) {
+    String started = pod.getStatus().getContainerStatuses().get(0).getState().getRunning().getStartedAt();
+    String ready = pod.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType())).findFirst()
+        .orElseThrow().getLastTransitionTime();
+    return Duration.between(java.time.Instant.parse(started), java.time.Instant.parse(ready));
+  }
+
   /** The pod whose identity holds the controller's Lease ({@code <pod name>_<suffix>}), if any. */
   static Optional<Pod> leader(KubernetesClient admin, String controller) {
     Lease lease = admin.leases().inNamespace(NAMESPACE).withName(RELEASE + "-" + controller + "-leader").get();

@@ -129,7 +129,8 @@ class ControllersOnNodeIT {
     Pod after = client.pods().withName(podName).get();
     assertThat(after.getMetadata().getUid()).isEqualTo(keepalived.getMetadata().getUid());
     assertThat(after.getStatus().getContainerStatuses()).allSatisfy(s -> assertThat(s.getRestartCount()).isZero());
-    assertThat(client.pods().withName(podName).inContainer("keepalived").getLog()).contains("Reloading");
+    assertThat(client.pods().withName(podName).inContainer("config-reloader").getLog())
+        .contains("configuration changed: keepalived (pid ").contains(") reloaded");
 
     // The group goes: the controller's finalizer, then the garbage collector takes DaemonSet, pods, ConfigMap.
     client.resource(group).delete();
@@ -153,6 +154,8 @@ class ControllersOnNodeIT {
         assertThat(p.getSpec().getServiceAccountName()).isEqualTo("ipam-" + controller);
         assertThat(p.getStatus().getContainerStatuses()).allSatisfy(s -> assertThat(s.getRestartCount()).isZero());
       });
+      pods.forEach(p -> System.out.printf("%s: JVM start to Ready %d s, image %s%n", p.getMetadata().getName(),
+          ChartOnNode.startToReady(p).toSeconds(), p.getSpec().getContainers().get(0).getImage()));
       await().atMost(WAIT).untilAsserted(() -> assertThat(ChartOnNode.leader(admin, controller)).isPresent());
       Pod leader = ChartOnNode.leader(admin, controller).orElseThrow();
       Pod standby = pods.stream().filter(p -> !p.getMetadata().getName().equals(leader.getMetadata().getName()))
