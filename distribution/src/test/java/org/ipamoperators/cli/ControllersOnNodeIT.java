@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.ipamoperators.testsupport.Commands;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.node.RealNode;
@@ -169,9 +170,10 @@ class ControllersOnNodeIT {
     Pod leader = ChartOnNode.leader(admin, "vip").orElseThrow();
     admin.pods().inNamespace(ChartOnNode.NAMESPACE).withName(leader.getMetadata().getName()).delete();
     await().atMost(WAIT).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-      Pod next = ChartOnNode.leader(admin, "vip").orElseThrow();
-      assertThat(next.getMetadata().getName()).isNotEqualTo(leader.getMetadata().getName());
-      assertThat(ChartOnNode.http(next, "/metrics")).contains("ipam_operator_leader 1.0");
+      Optional<Pod> next = ChartOnNode.leader(admin, "vip");
+      assertThat(next).as("a new vip leader").isPresent();
+      assertThat(next.get().getMetadata().getName()).isNotEqualTo(leader.getMetadata().getName());
+      assertThat(ChartOnNode.http(next.get(), "/metrics")).contains("ipam_operator_leader 1.0");
     });
     // The ReplicaSet replaces the deleted pod, and the replacement becomes Ready as a standby.
     ChartOnNode.awaitReady(admin, "vip");
@@ -181,7 +183,8 @@ class ControllersOnNodeIT {
   void egressipGivesAnOptedInNamespaceAnEgressIpOnTheNode(RealNode node, KubernetesClient client) {
     KubernetesClient admin = node.adminClient();
     ChartOnNode.awaitReady(admin, "egressip");
-    String ipam = client.getNamespace() + "-egress";
+    // Short: the IPAM's name becomes a label value (63 characters at most) on the EgressIP objects.
+    String ipam = "egress-" + client.getNamespace().substring(client.getNamespace().length() - 6);
     admin.nodes().withName(RealNode.NODE_NAME).edit(n -> {
       n.getMetadata().getLabels().put("egress-zone", "a");
       return n;
