@@ -82,6 +82,11 @@ final class DemoCommand implements Callable<Integer> {
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.clientConfig()).build()) {
       out.println("Cluster up at " + cluster.url() + "; starting the controllers egressip, vip, keepalived ...");
       out.flush();
+      // OVN-Kubernetes' EgressIP kind first: the cluster network egressip writes to.
+      try (InputStream crd = DemoCommand.class.getResourceAsStream("/demo/egressips.k8s.ovn.org.yaml")) {
+        client.load(crd).serverSideApply();
+      }
+      await("the EgressIP CRD", () -> established(client, "egressips.k8s.ovn.org"));
       cluster.launchJava("operator", List.of("operator", "--controllers=egressip,vip,keepalived",
           "--kubeconfig", cluster.kubeconfig().toString(), "--install-crds", "--no-leader-election",
           "--namespace", "default", "--bind-address", "127.0.0.1", "--http-port", "0"));
@@ -134,9 +139,6 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private static void applyExample(KubernetesClient client) throws Exception {
-    try (InputStream crd = DemoCommand.class.getResourceAsStream("/demo/egressips.k8s.ovn.org.yaml")) {
-      client.load(crd).serverSideApply();
-    }
     List<HasMetadata> objects;
     try (InputStream in = DemoCommand.class.getResourceAsStream("/demo/cluster.yaml")) {
       objects = client.load(in).items();
@@ -157,7 +159,6 @@ final class DemoCommand implements Callable<Integer> {
         client.nodes().resource(live).updateStatus();
       }
     }
-    waitForEgressIpCrd(client);
     for (HasMetadata o : objects) {
       if (!(o instanceof io.fabric8.kubernetes.api.model.Node)) {
         client.resource(o).fieldManager("ipam-demo").serverSideApply();
@@ -165,14 +166,9 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private static void waitForEgressIpCrd(KubernetesClient client) throws InterruptedException {
-    for (int i = 0; i < 100 && !established(client, "egressips.k8s.ovn.org"); i++) {
-      Thread.sleep(100);
-    }
-  }
-
   private static boolean done(KubernetesClient client) {
-    boolean egress = List.of("team-a", "team-b").stream().allMatch(ns -> egressIps(client, ns) != null);
+    boolean egress = List.of("team-a", "team-b").stream().allMatch(ns -> egressIps(client, ns) != null
+        && client.genericKubernetesResources(EGRESS_IP).withName("egressipam-" + ns).get() != null);
     Service shop = client.services().inNamespace("team-a").withName("shop").get();
     boolean vip = shop != null && shop.getStatus() != null && shop.getStatus().getLoadBalancer() != null
         && !shop.getStatus().getLoadBalancer().getIngress().isEmpty();

@@ -25,8 +25,12 @@ class DemoCommandIT {
     TestBinaries.fromEnvironment().kubernetesBinDir(); // fails with the setup hint when the binaries are missing
     IpamRun run = IpamRun.of("demo", "--exit");
     assertThat(run.exit()).as(run.toString()).isZero();
-    assertThat(run.out()).containsPattern("namespace team-a +egress IPs 192\\.0\\.2\\.\\d+ +EgressIP egressipam-team-a \\[192\\.0\\.2\\.")
-        .containsPattern("namespace team-b +egress IPs 192\\.0\\.2\\.(1[6-9]|2\\d|3[01]) ")
+    // One egress IP per zone for each namespace: zone a from 192.0.2.0/28, zone b from 192.0.2.16/28.
+    assertThat(run.out())
+        .containsPattern("namespace team-a +egress IPs 192\\.0\\.2\\.([1-9]|1[0-4]),192\\.0\\.2\\.(1[7-9]|2\\d|30) +"
+            + "EgressIP egressipam-team-a \\[192\\.0\\.2\\.")
+        .containsPattern("namespace team-b +egress IPs 192\\.0\\.2\\.([1-9]|1[0-4]),192\\.0\\.2\\.(1[7-9]|2\\d|30) +"
+            + "EgressIP egressipam-team-b \\[192\\.0\\.2\\.")
         .containsPattern("Service team-a/shop \\(LoadBalancer\\) got \\[198\\.51\\.100\\.\\d+\\]")
         .contains("DaemonSet team-b/edge created", "vrrp_instance", "203.0.113.80");
     Matcher kubeconfig = Pattern.compile("kubectl --kubeconfig (\\S+) ").matcher(run.out());
