@@ -25,7 +25,7 @@ fi
 
 . /etc/os-release
 suite="${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}"
-packages="keepalived,iproute2,curl,ca-certificates,tzdata,netbase,libstdc++6,zlib1g"   # ip: the reloader's route lookup; curl: keepalived's health checks of Local Services; the last two: the JVM
+packages="keepalived,iproute2,procps,curl,ca-certificates,tzdata,netbase,libstdc++6,zlib1g"   # ip: the reloader's route lookup; kill (procps): the reloader's SIGHUP to keepalived; curl: keepalived's health checks of Local Services; the last two: the JVM
 modules="java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.crypto.ec,jdk.httpserver,jdk.management,jdk.unsupported,jdk.zipfs"
 java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
 jdk="$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.runtime.version = //p')"

@@ -3,6 +3,9 @@
 #   - Debian packages: etcd-server, keepalived, iproute2, iputils-ping (and python3-venv for moto)
 #   - kube-apiserver and kubectl built from the Go module k8s.io/kubernetes at a pinned release
 #   - moto's EC2 server in a virtualenv
+#   - as root (or with IPAM_REAL_NODE=1), the real-node tier: kubelet, kube-proxy, kube-scheduler and
+#     kube-controller-manager from the same Go module, containerd + runc + CNI plugins from Debian, and a
+#     static pause image (scripts/real-node/); IPAM_REAL_NODE=0 leaves it out
 # Everything lands in $IPAM_TEST_CACHE (default: ${XDG_CACHE_HOME:-$HOME/.cache}/ipam-operators),
 # laid out as fabric8 kube-api-test expects: k8s/<version>-linux-amd64/{etcd,kube-apiserver,kubectl}.
 # Prints the environment variables the Maven test tiers read, as `export` lines, on stdout.
@@ -80,6 +83,82 @@ GO
   "$ARCH_DIR/kube-apiserver" --version >&2
 }
 
+# The real-node tier (scripts/real-node/): the node's Go binaries from a second wrapper module next to the
+# apiserver's (same go.mod, so the shared packages come from the Go build cache), Debian's container runtime, and
+# the sandbox ("pause") image, built from C with no registry.
+real_node_wanted() {
+  case "${IPAM_REAL_NODE:-}" in
+    0|false) return 1 ;;
+    1|true) return 0 ;;
+    *) [ "$(id -u)" -eq 0 ] ;;
+  esac
+}
+
+install_real_node_packages() {
+  local missing=()
+  command -v containerd >/dev/null 2>&1 || missing+=(containerd)
+  [ -x /usr/sbin/runc ] || missing+=(runc)
+  [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
+  command -v iptables >/dev/null 2>&1 || missing+=(iptables)
+  command -v conntrack >/dev/null 2>&1 || missing+=(conntrack)
+  command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+  [ -f /usr/lib/x86_64-linux-gnu/libc.a ] || missing+=(libc6-dev)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages for the real node: ${missing[*]}"
+    sudo_if_needed apt-get update -qq >&2
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
+  # The containerd package may start a system containerd; the node starts its own on a private socket.
+  if command -v systemctl >/dev/null 2>&1; then systemctl stop containerd >/dev/null 2>&1 || true; fi
+}
+
+build_real_node_binaries() {
+  local b missing=0
+  for b in kubelet kube-proxy kube-scheduler kube-controller-manager; do [ -x "$ARCH_DIR/$b" ] || missing=1; done
+  if [ $missing -eq 0 ]; then
+    log "kubelet, kube-proxy, kube-scheduler, kube-controller-manager $K8S_VERSION cached in $ARCH_DIR"
+    return
+  fi
+  local apiserver_work="$CACHE/build/k8s-$K8S_VERSION" work="$CACHE/build/k8s-node-$K8S_VERSION"
+  mkdir -p "$work"
+  cp "$apiserver_work/go.mod" "$apiserver_work/go.sum" "$work/"
+  sed -i 's|^module .*|module ipam-operators/test-env/kube-node|' "$work/go.mod"
+  cat >"$work/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
+)
+GO
+  log "building kubelet, kube-proxy, kube-scheduler, kube-controller-manager v$K8S_VERSION (first run: 9-15 min on 2 cores)"
+  (cd "$work" && GOFLAGS=-mod=mod go mod tidy -e >"$work/tidy.log" 2>&1 || true)
+  (cd "$work" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w \
+      -X k8s.io/component-base/version.gitVersion=v$K8S_VERSION \
+      -X k8s.io/client-go/pkg/version.gitVersion=v$K8S_VERSION" \
+      -o "$ARCH_DIR/" k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kube-proxy \
+      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-controller-manager >&2)
+  "$ARCH_DIR/kubelet" --version >&2
+}
+
+build_pause_image() {
+  local dir="$CACHE/real-node/images"
+  [ -s "$dir/pause.tar" ] && return
+  log "building the node's sandbox image (static pause)"
+  mkdir -p "$dir/pause-root"
+  gcc -Os -static -o "$dir/pause-root/pause" "$REAL_NODE_SCRIPTS/pause.c"
+  strip "$dir/pause-root/pause"
+  python3 "$REAL_NODE_SCRIPTS/mkimage.py" localhost/ipam-test/pause:1 "$dir/pause-root" "$dir/pause.tar.tmp" '["/pause"]' >&2
+  mv "$dir/pause.tar.tmp" "$dir/pause.tar"
+}
+
 link_etcd() {
   ln -sf "$(command -v etcd)" "$ARCH_DIR/etcd"
 }
@@ -105,6 +184,17 @@ install_debian_packages
 build_kubernetes_binaries
 link_etcd
 install_moto
+# The node's parts under a lock of their own: their first build is long, and the tiers above must not wait for it.
+flock -u 9
+REAL_NODE_SCRIPTS="$(cd "$(dirname "$0")" && pwd)/real-node"
+if real_node_wanted; then
+  exec 8>"$CACHE/.real-node.lock"
+  flock 8
+  install_real_node_packages
+  build_real_node_binaries
+  build_pause_image
+  flock -u 8
+fi
 log "ready in $(( $(date +%s) - start ))s"
 
 echo "export KUBE_API_TEST_DIR='$CACHE'"
@@ -112,3 +202,7 @@ echo "export KUBE_API_TEST_OFFLINE_MODE=true"
 echo "export KUBE_API_TEST_API_SERVER_VERSION='$K8S_VERSION'"
 echo "export IPAM_MOTO_SERVER='$MOTO_VENV/bin/moto_server'"
 echo "export IPAM_KEEPALIVED='$(command -v keepalived)'"
+if real_node_wanted; then
+  echo "export IPAM_REAL_NODE_SCRIPTS='$REAL_NODE_SCRIPTS'"
+  echo "export IPAM_REAL_NODE_IMAGES='$CACHE/real-node/images'"
+fi

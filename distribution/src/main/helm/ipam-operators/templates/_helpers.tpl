@@ -32,6 +32,7 @@ app.kubernetes.io/component: {{ .component }}
 {{ include "ipam.fullname" .root }}-{{ .component }}-leader
 {{- end -}}
 
+{{/* A controller's own image, <repository>/<controller>:<tag>; call with (dict "root" $ "component" $name). */}}
 {{- define "ipam.image" -}}
-{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{ .root.Values.image.repository }}/{{ .component }}:{{ .root.Values.image.tag | default .root.Chart.AppVersion }}
 {{- end -}}

@@ -56,7 +56,7 @@ class HelmChartTest {
     assertThat(d.getMetadata().getName()).isEqualTo("test-egressip");
     assertThat(d.getMetadata().getNamespace()).isEqualTo("ops");
     assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
-        .isEqualTo("ipam-operators/ipam:" + version());
+        .isEqualTo("ipam-operators/egressip:" + version());
     assertThat(Manifests.operatorArgs(d)).containsExactly("operator", "--controllers=egressip",
         "--lease-name=test-egressip-leader", "--http-port=8080");
   }
@@ -94,7 +94,7 @@ class HelmChartTest {
         .set("controllers.egressip.env[0].value", "BareMetal"));
     Deployment d = Manifests.one(objects, Deployment.class);
     var container = d.getSpec().getTemplate().getSpec().getContainers().get(0);
-    assertThat(container.getImage()).isEqualTo("mirror.example/ipam:1.2.3");
+    assertThat(container.getImage()).isEqualTo("mirror.example/ipam/egressip:1.2.3");
     assertThat(d.getSpec().getReplicas()).isEqualTo(3);
     assertThat(Manifests.operatorArgs(d)).contains("--http-port=9090", "--resync=2m");
     assertThat(container.getPorts()).singleElement().satisfies(p -> assertThat(p.getContainerPort()).isEqualTo(9090));

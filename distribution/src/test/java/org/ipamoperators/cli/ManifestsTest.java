@@ -247,7 +247,7 @@ class ManifestsTest {
     assertThat(pod.getContainers()).hasSize(1);
     Container c = pod.getContainers().get(0);
     // An image name without a registry host: where images live is the installer's choice.
-    assertThat(c.getImage()).doesNotContain("@").isEqualTo("ipam-operators/ipam:" + projectVersion());
+    assertThat(c.getImage()).doesNotContain("@").isEqualTo("ipam-operators/" + controller + ":" + projectVersion());
     assertThat(Manifests.operatorArgs(d)).startsWith("operator").contains("--controllers=" + controller)
         .noneMatch(a -> a.contains("no-leader-election") || a.contains("install-crds") || a.contains("kubeconfig"));
     int port = Integer.parseInt(Manifests.arg(d, "--http-port"));

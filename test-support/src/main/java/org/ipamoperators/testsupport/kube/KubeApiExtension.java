@@ -130,7 +130,7 @@ public final class KubeApiExtension implements BeforeAllCallback, BeforeEachCall
    * A DNS-1123 label from the test's class and method plus a random suffix, at most 63 characters:
    * {@code <class>-<method>-<6 hex>} in lower case.
    */
-  static String namespaceName(String className, String methodName) {
+  public static String namespaceName(String className, String methodName) {
     String base = (abbreviate(className, 20) + "-" + abbreviate(methodName, 34));
     String suffix = String.format("%06x", ThreadLocalRandom.current().nextInt(0x1000000));
     return base.replaceAll("-+", "-").replaceAll("^-|-$", "") + "-" + suffix;
