@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Pods labelled {@code eip.materialize.cloud/manage}: creates the Eip named after a pod labelled
  * {@code autocreate_eip=true} (owned by the pod) unless another Eip already selects the pod, and deletes it when the
- * pod terminates, which releases its address. Adds no finalizer to pods: a pending pod, or one that never gets an
- * IP, is never held up. The old operator's pod finalizers are removed from terminating pods once no Eip shows an
- * association with them any more.
+ * pod terminates (see {@link EipReconciler}), which releases its address. Adds no finalizer to pods: a pending
+ * pod, or one that never gets an IP, is never held up. The old operator's pod finalizer is removed: nothing needs
+ * it (an Eip whose pod is gone disassociates its address at its next reconcile).
  */
 @ControllerConfiguration(name = "eip-pods", generationAwareEventProcessing = false,
     informer = @Informer(labelSelector = EipNames.MANAGE_LABEL))
@@ -51,15 +51,8 @@ public class EipPodReconciler implements Reconciler<Pod> {
     boolean autocreate = managed && "true".equalsIgnoreCase(labels.get(EipNames.AUTOCREATE_LABEL));
     Eip named = client.resources(Eip.class).inNamespace(ns).withName(name).get();
 
-    if (pod.getMetadata().getDeletionTimestamp() != null) {
-      if (named != null && named.getMetadata().getDeletionTimestamp() == null
-          && EipReconciler.autocreated(named, name) && name.equals(EipReconciler.podName(named))
-          && "true".equalsIgnoreCase(labels.get(EipNames.AUTOCREATE_LABEL))) {
-        client.resource(named).delete();
-        LOG.info("pod {}/{} terminating: its autocreated Eip is deleted (its address is released)", ns, name);
-      }
-      return removeLegacyFinalizers(pod);
-    }
+    // Never called for a terminating pod (it has no finalizer of ours): EipReconciler handles those.
+    LegacyFinalizers.removeFromPod(client, pod);
     if (!autocreate) {
       return UpdateControl.noUpdate();
     }
@@ -108,28 +101,4 @@ public class EipPodReconciler implements Reconciler<Pod> {
     return pod != null ? "pod " + pod : "nodes " + EipReconciler.nodeSelector(e);
   }
 
-  private UpdateControl<Pod> removeLegacyFinalizers(Pod pod) {
-    List<String> finalizers = pod.getMetadata().getFinalizers();
-    if (finalizers == null || finalizers.stream().noneMatch(EipNames.LEGACY_POD_FINALIZERS::contains)) {
-      return UpdateControl.noUpdate();
-    }
-    String name = pod.getMetadata().getName();
-    boolean stillAssociated = client.resources(Eip.class).inNamespace(pod.getMetadata().getNamespace()).list()
-        .getItems().stream().anyMatch(e -> e.getStatus() != null && name.equals(e.getStatus().resourceId())
-            && e.getStatus().associationId() != null && EipReconciler.podName(e) != null);
-    if (stillAssociated) {
-      return UpdateControl.<Pod>noUpdate().rescheduleAfter(WAIT_FOR_DISASSOCIATION);
-    }
-    try {
-      client.pods().inNamespace(pod.getMetadata().getNamespace()).withName(name).edit(p -> {
-        p.getMetadata().getFinalizers().removeAll(EipNames.LEGACY_POD_FINALIZERS);
-        return p;
-      });
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
-      }
-    }
-    return UpdateControl.noUpdate();
-  }
 }

@@ -350,6 +350,9 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     PodDecision decision = PodDecision.of(podName, pod.map(EipReconciler::view));
     if (decision instanceof PodDecision.Detach d) {
       detach(eip, address, status, d.reason(), d.message());
+      if (pod.isPresent() && pod.get().getMetadata().getDeletionTimestamp() != null) {
+        podTerminating(eip, pod.get());
+      }
       return settings.resyncInterval();
     }
     PodDecision.Associate a = (PodDecision.Associate) decision;
@@ -426,6 +429,24 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       status.condition(COND_READY, false, "EniNotFound", message);
     }
     return eni;
+  }
+
+  /**
+   * A terminating pod (JOSDK does not reconcile a pod being deleted without a finalizer of its own, so its Eip
+   * does): once its address is disassociated the old operator's finalizer goes, and its autocreated Eip is deleted,
+   * which releases the address.
+   */
+  private void podTerminating(Eip eip, Pod pod) {
+    String name = pod.getMetadata().getName();
+    LegacyFinalizers.removeFromPod(client, pod);
+    if (autocreated(eip, name) && eip.getMetadata().getName().equals(name)
+        && "true".equalsIgnoreCase(labels(pod).get(EipNames.AUTOCREATE_LABEL))
+        && eip.getMetadata().getDeletionTimestamp() == null) {
+      client.resources(Eip.class).inNamespace(eip.getMetadata().getNamespace()).withName(eip.getMetadata().getName())
+          .delete();
+      LOG.info("pod {}/{} terminating: its autocreated Eip is deleted (its address is released)",
+          pod.getMetadata().getNamespace(), name);
+    }
   }
 
   static Optional<String> branchEni(String annotation) {
@@ -579,6 +600,12 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         }
       } finally {
         readyLabels(plan, byName);
+      }
+      // A deleted node no Eip holds any more: the old operator's finalizer would keep it forever.
+      for (Node n : all) {
+        if (n.getMetadata().getDeletionTimestamp() != null && !plan.holders().containsValue(n.getMetadata().getName())) {
+          LegacyFinalizers.removeFromNode(client, n);
+        }
       }
       Duration again = settings.resyncInterval();
       for (NodeVerdict v : verdicts.values()) {

@@ -54,6 +54,26 @@ public class EipSweepReconciler implements Reconciler<Namespace> {
     return UpdateControl.<Namespace>noUpdate().rescheduleAfter(settings.sweepInterval());
   }
 
+  /**
+   * Terminating pods still carrying the old operator's finalizer that no Eip holds (no Eip reconciles them): taken
+   * over while terminating, or their Eip deleted meanwhile.
+   */
+  private void releaseTerminatingPods(List<Eip> eips) {
+    var pods = settings.namespace() == null ? client.pods().inAnyNamespace().withLabel(EipNames.MANAGE_LABEL).list()
+        : client.pods().inNamespace(settings.namespace()).withLabel(EipNames.MANAGE_LABEL).list();
+    for (var p : pods.getItems()) {
+      if (p.getMetadata().getDeletionTimestamp() == null || p.getMetadata().getFinalizers() == null) {
+        continue;
+      }
+      boolean held = eips.stream().anyMatch(e -> e.getStatus() != null && e.getStatus().associationId() != null
+          && p.getMetadata().getNamespace().equals(e.getMetadata().getNamespace())
+          && p.getMetadata().getName().equals(e.getStatus().resourceId()) && EipReconciler.podName(e) != null);
+      if (!held) {
+        LegacyFinalizers.removeFromPod(client, p);
+      }
+    }
+  }
+
   /** One sweep; returns the addresses released. */
   List<ElasticIp> sweep() {
     Map<String, String> filter = new TreeMap<>();
@@ -89,6 +109,7 @@ public class EipSweepReconciler implements Reconciler<Namespace> {
         LOG.warn("orphan sweep: cannot release {} ({}): {}", a.publicIp(), a.allocationId(), e.getMessage());
       }
     }
+    releaseTerminatingPods(eips);
     try {
       int used = ec2.count();
       ec2.quota().ifPresent(q -> metrics.quota(q, used));

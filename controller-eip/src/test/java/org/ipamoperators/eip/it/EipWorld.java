@@ -82,6 +82,7 @@ final class EipWorld implements AutoCloseable {
 
   /** An EC2 client against the same moto whose calls are logged and may be failed. */
   ElasticIps elasticIps(MotoServer moto) {
+    java.util.concurrent.atomic.AtomicBoolean dead = new java.util.concurrent.atomic.AtomicBoolean();
     Ec2Client client = Ec2Client.builder().endpointOverride(moto.endpoint()).region(MotoServer.REGION)
         .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
             software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
@@ -90,6 +91,9 @@ final class EipWorld implements AutoCloseable {
           @Override
           public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
             String op = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
+            if (dead.get()) {
+              throw new IllegalStateException("this operator is dead: no more calls");
+            }
             calls.add(op);
             String code = failNext.remove(op);
             if (code != null) {
@@ -102,6 +106,7 @@ final class EipWorld implements AutoCloseable {
           public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
             String op = attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME);
             if (crashAfter.remove(op) != null) {
+              dead.set(true);
               throw new IllegalStateException("the operator dies after " + op);
             }
           }
