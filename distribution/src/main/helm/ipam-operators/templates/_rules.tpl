@@ -138,10 +138,10 @@
 - apiGroups: [""]
   resources: [events]
   verbs: [create, get, update]
-# The cluster ledger: one IPClaim per public address.
+# The cluster ledger: one IPClaim per public address (list: the start-up check).
 - apiGroups: [ipam.ipamoperators.org]
   resources: [ipclaims]
-  verbs: [create, delete, get]
+  verbs: [create, delete, get, list]
 # Eips: create and delete the ones autocreated for pods; patch: v1 spec.podName moved to v2.
 - apiGroups: [materialize.cloud]
   resources: [eips]

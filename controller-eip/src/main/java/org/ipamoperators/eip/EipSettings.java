@@ -35,8 +35,20 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
     }
   }
 
+  static final java.util.List<String> NAMES = java.util.List.of("CLUSTER_NAME", "NAMESPACE", "DEFAULT_TAGS",
+      "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "EIP_RESYNC_INTERVAL", "EIP_ORPHAN_SWEEP_INTERVAL",
+      "EIP_FAILOVER_GRACE", "EIP_FAILOVER_RECOVERY");
+
+  /** The environment; a Java system property of the same name (-DCLUSTER_NAME=...) wins. */
   public static EipSettings fromEnvironment() {
-    return from(System.getenv());
+    Map<String, String> env = new java.util.HashMap<>(System.getenv());
+    for (String name : NAMES) {
+      String p = System.getProperty(name);
+      if (p != null) {
+        env.put(name, p);
+      }
+    }
+    return from(env);
   }
 
   public static EipSettings from(Map<String, String> env) {

@@ -84,7 +84,7 @@ class ManifestsTest {
           Map.entry("/nodes", List.of("get", "list", "patch", "watch")),
           Map.entry("/namespaces", READ),
           Map.entry("/events", List.of("create", "get", "update")),
-          Map.entry("ipam.ipamoperators.org/ipclaims", List.of("create", "delete", "get")),
+          Map.entry("ipam.ipamoperators.org/ipclaims", List.of("create", "delete", "get", "list")),
           Map.entry("materialize.cloud/eips", List.of("create", "delete", "get", "list", "patch", "update", "watch")),
           Map.entry("materialize.cloud/eips/status", List.of("get", "patch", "update"))));
 
