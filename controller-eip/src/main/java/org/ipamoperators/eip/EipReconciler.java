@@ -184,7 +184,8 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     try {
       ElasticIp address = address(eip, selector, status);
       if (address == null) {
-        return finish(eip, status, RETRY_QUOTA);
+        return finish(eip, status, RETRY_QUOTA.compareTo(settings.resyncInterval()) < 0 ? RETRY_QUOTA
+            : settings.resyncInterval());
       }
       Duration again = selector.pod() != null ? podMode(eip, selector.pod().podName(), address, status, context)
           : nodeMode(eip, address, status, context);

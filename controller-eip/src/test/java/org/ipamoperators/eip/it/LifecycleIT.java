@@ -308,4 +308,40 @@ class LifecycleIT {
     });
     assertThat(world.count("ReleaseAddress")).isZero();
   }
+
+  @Test
+  void anExistingAddressIsAdoptedByTagsOnceAndRetainedUntaggedWhenTheEipGoes() {
+    String adoptable = world.ec2.allocateAddress(r -> r.domain(DomainType.VPC).tagSpecifications(
+        TagSpecification.builder().resourceType(ResourceType.ELASTIC_IP).tags(tag("team", "payments")).build()))
+        .allocationId();
+    world.start(server, moto);
+    org.ipamoperators.eip.api.EipSpec spec = new org.ipamoperators.eip.api.EipSpec(null, EipSelector.pod("p"),
+        org.ipamoperators.eip.api.EipSpec.ReclaimPolicy.Retain,
+        new org.ipamoperators.eip.api.EipAllocation(null, Map.of("team", "payments")));
+    world.eip("one", spec);
+    world.eip("two", spec); // the same filter: one Eip adopts the address, the other waits and says why
+    java.util.concurrent.atomic.AtomicReference<String> winner = new java.util.concurrent.atomic.AtomicReference<>();
+    await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+      String w = adoptable.equals(world.eip("one").getStatus().allocationId()) ? "one" : "two";
+      String loser = w.equals("one") ? "two" : "one";
+      assertThat(world.eip(w).getStatus().allocationId()).isEqualTo(adoptable);
+      assertThat(world.condition(loser, "Ready").getReason()).isEqualTo("NoAddressToAdopt");
+      winner.set(w);
+    });
+    String loser = winner.get().equals("one") ? "two" : "one";
+    assertThat(EipWorld.tags(world.address(adoptable))).containsEntry(EipNames.TAG_UID,
+        world.eip(winner.get()).getMetadata().getUid()).containsEntry("team", "payments");
+    assertThat(world.count("AllocateAddress")).isZero();
+    assertThat(world.events("Eip", winner.get())).anyMatch(e -> e.startsWith("AddressAdopted"));
+
+    world.kube.resources(Eip.class).withName(winner.get()).delete();
+    await().atMost(WAIT).until(() -> world.eip(winner.get()) == null);
+    // Retained (not released); the loser, retrying, adopts it now that it is free.
+    await().atMost(WAIT).until(() -> world.eip(loser).getStatus() != null
+        && adoptable.equals(world.eip(loser).getStatus().allocationId()));
+    assertThat(EipWorld.tags(world.address(adoptable))).containsEntry("team", "payments")
+        .containsEntry(EipNames.TAG_UID, world.eip(loser).getMetadata().getUid());
+    assertThat(world.count("AllocateAddress")).isZero();
+    assertThat(world.count("ReleaseAddress")).isZero();
+  }
 }
