@@ -59,6 +59,10 @@ final class EipWorld implements AutoCloseable {
   final String ns;
   final Ec2Client ec2;
   final String subnet;
+  /** Pod ENIs get fixed addresses here: moto draws ENI addresses at random and may repeat one in a subnet. */
+  final String podSubnet;
+  private int nextPodIp = 10;
+  private int nextHostIp = 10;
   final String zone = "us-east-1a";
   final List<String> calls = Collections.synchronizedList(new ArrayList<>());
   /** Operation name → AWS error code to answer with instead (each entry used once). */
@@ -75,6 +79,8 @@ final class EipWorld implements AutoCloseable {
     this.ec2 = moto.ec2Client();
     String vpc = ec2.createVpc(r -> r.cidrBlock("10.0.0.0/16")).vpc().vpcId();
     this.subnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("10.0.1.0/24").availabilityZone(zone)).subnet()
+        .subnetId();
+    this.podSubnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("10.0.2.0/24").availabilityZone(zone)).subnet()
         .subnetId();
     kube.serviceAccounts().resource(new ServiceAccountBuilder().withNewMetadata().withName("default").endMetadata()
         .build()).create();
@@ -142,14 +148,17 @@ final class EipWorld implements AutoCloseable {
   record Host(String instanceId, String privateIp) {}
 
   Host instance() {
+    String ip = "10.0.1." + (nextHostIp++);
     Instance i = ec2.runInstances(r -> r.imageId("ami-12c6146b").instanceType("m5.large").subnetId(subnet)
-        .minCount(1).maxCount(1)).instances().get(0);
+        .privateIpAddress(ip).minCount(1).maxCount(1)).instances().get(0);
     return new Host(i.instanceId(), i.privateIpAddress());
   }
 
   /** An extra ENI on the instance; its primary address serves as a pod IP. Returns {eniId, ip}. */
   String[] podEni(Host host, int deviceIndex) {
-    NetworkInterface n = ec2.createNetworkInterface(r -> r.subnetId(subnet)).networkInterface();
+    String ip = "10.0.2." + (nextPodIp++);
+    NetworkInterface n = ec2.createNetworkInterface(r -> r.subnetId(podSubnet).privateIpAddress(ip))
+        .networkInterface();
     ec2.attachNetworkInterface(r -> r.networkInterfaceId(n.networkInterfaceId()).instanceId(host.instanceId())
         .deviceIndex(deviceIndex));
     return new String[] {n.networkInterfaceId(), n.privateIpAddress()};
