@@ -5,7 +5,7 @@
 {{- if $c.enabled -}}{{- $out = append $out $name -}}{{- end -}}
 {{- end -}}
 {{- if eq (len $out) 0 -}}
-{{- fail "no controller is enabled: set controllers.<name>.enabled=true for egressip, vip or keepalived" -}}
+{{- fail "no controller is enabled: set controllers.<name>.enabled=true for egressip, vip, keepalived or eip" -}}
 {{- end -}}
 {{- toJson $out -}}
 {{- end -}}

@@ -123,6 +123,35 @@
 {{- end -}}
 
 
+{{- define "ipam.rules.eip" -}}
+# Pods and nodes labelled eip.materialize.cloud/manage: read them; patch the annotations
+# (allocation_id, external-dns target) and node labels (ready-status), and remove the old
+# operator's finalizers. No finalizer is added to either.
+- apiGroups: [""]
+  resources: [pods, nodes]
+  verbs: [get, list, watch, patch]
+# The orphan sweep runs as a reconcile of the default Namespace (leader only, periodic).
+- apiGroups: [""]
+  resources: [namespaces]
+  verbs: [get, list, watch]
+# Events on Eips and pods, in the namespaces they concern.
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, get, update]
+# The cluster ledger: one IPClaim per public address (list: the start-up check).
+- apiGroups: [ipam.ipamoperators.org]
+  resources: [ipclaims]
+  verbs: [create, delete, get, list]
+# Eips: create and delete the ones autocreated for pods; patch: v1 spec.podName moved to v2.
+- apiGroups: [materialize.cloud]
+  resources: [eips]
+  verbs: [get, list, watch, create, update, patch, delete]
+- apiGroups: [materialize.cloud]
+  resources: [eips/status]
+  verbs: [get, update, patch]
+{{- end -}}
+
+
 {{/* Rules in the release's namespace only, beside the leader-election Role; empty for most. */}}
 {{- define "ipam.namespacedRules.egressip" -}}
 # On AWS: the old egressip-ipam-operator's credentials Secret, by name, if it exists (else the SDK's
@@ -134,3 +163,4 @@
 {{- end -}}
 {{- define "ipam.namespacedRules.vip" -}}{{- end -}}
 {{- define "ipam.namespacedRules.keepalived" -}}{{- end -}}
+{{- define "ipam.namespacedRules.eip" -}}{{- end -}}

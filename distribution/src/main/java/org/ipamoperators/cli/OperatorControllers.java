@@ -12,6 +12,8 @@ import java.util.Optional;
 import org.ipamoperators.controller.common.ids.IDClaim;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
+import org.ipamoperators.eip.EipControllers;
+import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.keepalived.KeepalivedControllers;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
@@ -42,6 +44,9 @@ final class OperatorControllers {
   static final RequiredCrd IPGROUPS = new RequiredCrd("ipgroups.paas.org",
       "META-INF/fabric8/ipgroups.paas.org-v1.yml", IPGroup.class);
 
+  static final RequiredCrd EIPS = new RequiredCrd("eips.materialize.cloud",
+      "META-INF/fabric8/eips.materialize.cloud-v1.yml", Eip.class);
+
   private static final Map<String, Controller> KNOWN = new LinkedHashMap<>();
 
   static {
@@ -54,6 +59,9 @@ final class OperatorControllers {
     add(new Controller("keepalived", "KeepalivedGroup: keepalived DaemonSets that announce Service VIPs over VRRP",
         List.of(IDCLAIMS, KEEPALIVEDGROUPS),
         KeepalivedControllers::register));
+    add(new Controller("eip", "Eip: AWS Elastic IPs for pods and nodes (k8s-eip-operator's API)",
+        List.of(IPCLAIMS, EIPS),
+        EipControllers::register));
   }
 
   private OperatorControllers() {

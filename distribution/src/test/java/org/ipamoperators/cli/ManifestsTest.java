@@ -78,7 +78,15 @@ class ManifestsTest {
           Map.entry("redhatcop.redhat.io/keepalivedgroups/status", List.of("get", "patch", "update")),
           Map.entry("redhatcop.redhat.io/keepalivedgroups/finalizers", List.of("update")),
           Map.entry("monitoring.coreos.com/podmonitors", List.of("create", "get", "patch", "update")),
-          Map.entry("apiextensions.k8s.io/customresourcedefinitions", READ)));
+          Map.entry("apiextensions.k8s.io/customresourcedefinitions", READ)),
+      "eip", Map.ofEntries(
+          Map.entry("/pods", List.of("get", "list", "patch", "watch")),
+          Map.entry("/nodes", List.of("get", "list", "patch", "watch")),
+          Map.entry("/namespaces", READ),
+          Map.entry("/events", List.of("create", "get", "update")),
+          Map.entry("ipam.ipamoperators.org/ipclaims", List.of("create", "delete", "get", "list")),
+          Map.entry("materialize.cloud/eips", List.of("create", "delete", "get", "list", "patch", "update", "watch")),
+          Map.entry("materialize.cloud/eips/status", List.of("get", "patch", "update"))));
 
   /**
    * Who reads Secrets, read only: keepalived the password a KeepalivedGroup's passwordAuth names;
@@ -328,6 +336,21 @@ class ManifestsTest {
         .isEqualTo("ipam_vip_pool_used / (ipam_vip_pool_size > 0) > 0.9");
     assertThat(normalize(alert(rules, "LoadBalancerServicesPending").get("expr")))
         .isEqualTo("ipam_vip_services_pending > 0");
+  }
+
+  @Test
+  void theEipAlertsWatchTheQuotaFailedAllocationsAndIdleAddressesOnMetricsTheControllerExports() {
+    List<HasMetadata> eip = Manifests.objects("eip");
+    assertThat(eip).filteredOn(o -> o.getKind().equals("PrometheusRule")).hasSize(1);
+    GenericKubernetesResource rule = (GenericKubernetesResource) Manifests.byKind(eip, "PrometheusRule");
+    List<Map<String, Object>> groups = rule.get("spec", "groups");
+    List<Map<String, Object>> rules = new ArrayList<>();
+    groups.forEach(g -> rules.addAll(castList(g.get("rules"))));
+    assertThat(normalize(alert(rules, "ElasticIpQuotaNearlyExhausted").get("expr")))
+        .isEqualTo("eip_quota_used / (eip_quota > 0) > 0.9");
+    assertThat(normalize(alert(rules, "ElasticIpAllocationsFailing").get("expr")))
+        .isEqualTo("increase(eip_allocate_failures_total[15m]) > 0");
+    assertThat(normalize(alert(rules, "EipsNotAssociated").get("expr"))).isEqualTo("eip_allocated - eip_associated > 0");
   }
 
   private static Map<String, Object> alert(List<Map<String, Object>> rules, String name) {

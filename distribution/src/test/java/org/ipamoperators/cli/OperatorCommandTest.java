@@ -31,7 +31,7 @@ class OperatorCommandTest {
   void unknownControllerIsRefusedWithTheKnownOnes() {
     IpamRun r = ipam("operator", "--controllers", "egressip,keepalive");
     assertThat(r.exit()).isEqualTo(2);
-    assertThat(r.err()).isEqualTo("ipam operator: unknown controller 'keepalive'; known: egressip, vip, keepalived"
+    assertThat(r.err()).isEqualTo("ipam operator: unknown controller 'keepalive'; known: egressip, vip, keepalived, eip"
         + System.lineSeparator());
   }
 

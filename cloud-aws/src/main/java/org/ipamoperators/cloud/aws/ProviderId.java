@@ -3,10 +3,10 @@ package org.ipamoperators.cloud.aws;
 import java.util.Optional;
 
 /** The EC2 instance id of a node's {@code spec.providerID}, such as {@code aws:///us-east-1a/i-0abc}. */
-final class ProviderId {
+public final class ProviderId {
   private ProviderId() {}
 
-  static Optional<String> instanceId(String providerId) {
+  public static Optional<String> instanceId(String providerId) {
     if (providerId == null || !providerId.startsWith("aws://")) {
       return Optional.empty();
     }

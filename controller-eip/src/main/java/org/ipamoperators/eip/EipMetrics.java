@@ -1,0 +1,50 @@
+package org.ipamoperators.eip;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code eip_allocated} and {@code eip_associated} (Eips with an address / with it associated), {@code eip_quota}
+ * and {@code eip_quota_used} (the region's Elastic IP limit and the addresses of the whole account there, measured
+ * by each orphan sweep; -1 until known), {@code eip_allocate_failures_total{reason}} (AWS's error code).
+ */
+final class EipMetrics {
+  private final MeterRegistry registry;
+  private final Map<String, int[]> perEip = new ConcurrentHashMap<>();
+  private final AtomicLong quota = new AtomicLong(-1);
+  private final AtomicLong quotaUsed = new AtomicLong(-1);
+
+  EipMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    Gauge.builder("eip.allocated", perEip, m -> m.values().stream().mapToInt(v -> v[0]).sum())
+        .description("Eips holding an Elastic IP").register(registry);
+    Gauge.builder("eip.associated", perEip, m -> m.values().stream().mapToInt(v -> v[1]).sum())
+        .description("Eips whose Elastic IP is associated with their pod or node").register(registry);
+    Gauge.builder("eip.quota", quota, AtomicLong::get)
+        .description("Elastic IP quota of the region (vpc-max-elastic-ips), -1 until known").register(registry);
+    Gauge.builder("eip.quota.used", quotaUsed, AtomicLong::get)
+        .description("Elastic IPs of the account in the region, -1 until known").register(registry);
+  }
+
+  void eip(String key, boolean allocated, boolean associated) {
+    perEip.put(key, new int[] {allocated ? 1 : 0, associated ? 1 : 0});
+  }
+
+  void gone(String key) {
+    perEip.remove(key);
+  }
+
+  void quota(long limit, long used) {
+    quota.set(limit);
+    quotaUsed.set(used);
+  }
+
+  void allocateFailed(String reason) {
+    Counter.builder("eip.allocate.failures").description("AllocateAddress failures by AWS error code")
+        .tag("reason", reason).register(registry).increment();
+  }
+}

@@ -1,0 +1,127 @@
+package org.ipamoperators.eip;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import org.ipamoperators.cloud.aws.AwsSettings;
+import org.ipamoperators.eip.api.EipNames;
+
+/**
+ * The operator's settings, read from the old operator's environment variables ({@code CLUSTER_NAME}, required;
+ * {@code NAMESPACE}, optional: only Eips, pods and addresses of that namespace; {@code DEFAULT_TAGS}, a JSON map
+ * added to every address's tags; {@code AWS_REGION}, {@code AWS_ENDPOINT_URL}) and new ones: how often every Eip is
+ * checked against AWS ({@code EIP_RESYNC_INTERVAL}, default 2m: a disassociation made in the console is repaired
+ * within it), how often orphaned addresses are swept ({@code EIP_ORPHAN_SWEEP_INTERVAL}, 10m), and node failover
+ * ({@code EIP_FAILOVER_GRACE}, 10s NotReady before the address moves; {@code EIP_FAILOVER_RECOVERY}, 60s Ready
+ * before a node may take one again). A bad value fails the start with a message naming the variable.
+ */
+public record EipSettings(String clusterName, String namespace, Map<String, String> defaultTags, AwsSettings aws,
+    Duration resyncInterval, Duration sweepInterval, Duration failoverGrace, Duration failoverRecovery) {
+
+  public EipSettings {
+    if (clusterName == null || clusterName.isBlank()) {
+      throw new IllegalArgumentException("CLUSTER_NAME is not set: the Eip controller tags every address with"
+          + " its cluster's name and never touches another cluster's addresses");
+    }
+    defaultTags = Map.copyOf(defaultTags);
+    for (String k : defaultTags.keySet()) {
+      if (EipNames.RESERVED_TAGS.contains(k)) {
+        throw new IllegalArgumentException("DEFAULT_TAGS may not set the tag " + k + ": the controller writes it");
+      }
+    }
+  }
+
+  static final java.util.List<String> NAMES = java.util.List.of("CLUSTER_NAME", "NAMESPACE", "DEFAULT_TAGS",
+      "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "EIP_RESYNC_INTERVAL", "EIP_ORPHAN_SWEEP_INTERVAL",
+      "EIP_FAILOVER_GRACE", "EIP_FAILOVER_RECOVERY");
+
+  /** The environment; a Java system property of the same name (-DCLUSTER_NAME=...) wins. */
+  public static EipSettings fromEnvironment() {
+    Map<String, String> env = new java.util.HashMap<>(System.getenv());
+    for (String name : NAMES) {
+      String p = System.getProperty(name);
+      if (p != null) {
+        env.put(name, p);
+      }
+    }
+    return from(env);
+  }
+
+  public static EipSettings from(Map<String, String> env) {
+    String region = first(env, "AWS_REGION", "AWS_DEFAULT_REGION");
+    if (region == null) {
+      throw new IllegalArgumentException("AWS_REGION is not set: the Eip controller needs the region of the"
+          + " cluster's VPC");
+    }
+    AwsSettings aws = AwsSettings.of(region);
+    String endpoint = env.get("AWS_ENDPOINT_URL");
+    if (endpoint != null && !endpoint.isBlank()) {
+      aws = aws.withEndpoint(URI.create(endpoint));
+    }
+    String ns = env.get("NAMESPACE");
+    return new EipSettings(env.get("CLUSTER_NAME"), ns == null || ns.isBlank() ? null : ns,
+        defaultTags(env.get("DEFAULT_TAGS")), aws,
+        duration(env, "EIP_RESYNC_INTERVAL", Duration.ofMinutes(2)),
+        duration(env, "EIP_ORPHAN_SWEEP_INTERVAL", Duration.ofMinutes(10)),
+        duration(env, "EIP_FAILOVER_GRACE", Duration.ofSeconds(10)),
+        duration(env, "EIP_FAILOVER_RECOVERY", Duration.ofSeconds(60)));
+  }
+
+  public EipSettings withAws(AwsSettings aws) {
+    return new EipSettings(clusterName, namespace, defaultTags, aws, resyncInterval, sweepInterval, failoverGrace,
+        failoverRecovery);
+  }
+
+  public EipSettings withIntervals(Duration resync, Duration sweep) {
+    return new EipSettings(clusterName, namespace, defaultTags, aws, resync, sweep, failoverGrace, failoverRecovery);
+  }
+
+  public EipSettings withFailover(Duration grace, Duration recovery) {
+    return new EipSettings(clusterName, namespace, defaultTags, aws, resyncInterval, sweepInterval, grace, recovery);
+  }
+
+  static Map<String, String> defaultTags(String json) {
+    if (json == null || json.isBlank()) {
+      return Map.of();
+    }
+    try {
+      Map<String, String> tags = new ObjectMapper().readValue(json, new TypeReference<Map<String, String>>() {});
+      return tags == null ? Map.of() : new TreeMap<>(tags);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("DEFAULT_TAGS is not a JSON object of strings (" + e.getOriginalMessage()
+          + "), e.g. {\"team\":\"payments\"}");
+    }
+  }
+
+  static Duration duration(Map<String, String> env, String name, Duration fallback) {
+    String v = env.get(name);
+    if (v == null || v.isBlank()) {
+      return fallback;
+    }
+    var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(v.trim());
+    if (!m.matches()) {
+      throw new IllegalArgumentException(name + "=" + v + " is not a duration such as 30s, 2m or 1h");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "ms" -> Duration.ofMillis(n);
+      case "s" -> Duration.ofSeconds(n);
+      case "m" -> Duration.ofMinutes(n);
+      default -> Duration.ofHours(n);
+    };
+  }
+
+  private static String first(Map<String, String> env, String... names) {
+    for (String n : names) {
+      String v = env.get(n);
+      if (v != null && !v.isBlank()) {
+        return v;
+      }
+    }
+    return null;
+  }
+}

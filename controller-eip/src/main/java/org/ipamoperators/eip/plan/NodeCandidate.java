@@ -1,0 +1,29 @@
+package org.ipamoperators.eip.plan;
+
+import java.util.Map;
+import org.ipamoperators.core.failover.NodeCondition;
+
+/**
+ * A node as node mode sees it: labels, its condition under the failover policy, whether it is being deleted, and
+ * whether it can hold an address at all (an InternalIP and an AWS provider id).
+ */
+public record NodeCandidate(String name, Map<String, String> labels, NodeCondition condition, boolean terminating,
+    boolean reachable) {
+
+  boolean matches(Map<String, String> selector) {
+    if (selector == null || selector.isEmpty()) {
+      return false; // refused at admission; never "every node"
+    }
+    return selector.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+  }
+
+  /** May keep an address it holds: not failed (a suspect node keeps it through the grace period). */
+  boolean mayKeep() {
+    return !terminating && reachable && !condition.failed();
+  }
+
+  /** May take a new address: healthy. */
+  boolean mayTake() {
+    return !terminating && reachable && condition == NodeCondition.HEALTHY;
+  }
+}

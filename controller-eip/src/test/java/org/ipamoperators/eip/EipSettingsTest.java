@@ -1,0 +1,42 @@
+package org.ipamoperators.eip;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EipSettingsTest {
+  @Test
+  void theOldOperatorsVariablesAndTheDefaults() {
+    EipSettings s = EipSettings.from(Map.of("CLUSTER_NAME", "prod", "AWS_REGION", "us-east-1",
+        "DEFAULT_TAGS", "{\"Stack\":\"mzcloud/test\"}", "NAMESPACE", "web"));
+    assertThat(s.clusterName()).isEqualTo("prod");
+    assertThat(s.namespace()).isEqualTo("web");
+    assertThat(s.defaultTags()).containsExactlyEntriesOf(Map.of("Stack", "mzcloud/test"));
+    assertThat(s.resyncInterval()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r", "EIP_RESYNC_INTERVAL", "45s"))
+        .resyncInterval()).isEqualTo(Duration.ofSeconds(45));
+  }
+
+  @Test
+  void badSettingsFailTheStartWithTheVariableNamed() {
+    assertThatThrownBy(() -> EipSettings.from(Map.of("AWS_REGION", "r"))).hasMessageStartingWith("CLUSTER_NAME");
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p"))).hasMessageStartingWith("AWS_REGION");
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
+        "DEFAULT_TAGS", "{not json"))).hasMessageStartingWith("DEFAULT_TAGS is not a JSON object");
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
+        "DEFAULT_TAGS", "{\"eip.materialize.cloud/eip_uid\":\"x\"}")))
+        .hasMessageContaining("DEFAULT_TAGS may not set the tag eip.materialize.cloud/eip_uid");
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
+        "EIP_RESYNC_INTERVAL", "soon"))).hasMessageStartingWith("EIP_RESYNC_INTERVAL=soon");
+  }
+
+  @Test
+  void theBranchEniIsTheFirstEniIdOfThePodEniAnnotation() {
+    assertThat(EipReconciler.branchEni("[{\"eniId\":\"eni-0abc\",\"ifAddress\":\"x\"}]")).contains("eni-0abc");
+    assertThat(EipReconciler.branchEni("{not json")).isEmpty();
+    assertThat(EipReconciler.branchEni("[]")).isEmpty();
+  }
+}
