@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code ipam} command: the suite's entry point. */
 @Command(name = "ipam", mixinStandardHelpOptions = true, version = "ipam 0.1.0",
     description = "IP address management for Kubernetes and OpenShift clusters.",
-    subcommands = {PlanCommand.class, OperatorCommand.class, KeepalivedReloaderCommand.class,
+    subcommands = {PlanCommand.class, OperatorCommand.class, AuditCommand.class, KeepalivedReloaderCommand.class,
         CommandLine.HelpCommand.class})
 public final class IpamCommand implements Runnable {
   @CommandLine.Spec
