@@ -146,6 +146,14 @@ final class OperatorCommand implements Callable<Integer> {
       description = "how long reconciles in flight may finish when stopping")
   Duration terminationTimeout;
 
+  @Option(names = "--audit", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "audit the ledgers against what the cluster shows, on the leader, and release claims of owners that are gone (default: on)")
+  boolean audit;
+
+  @Option(names = "--audit-interval", defaultValue = "10m", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "time between two audits (default: ${DEFAULT-VALUE})")
+  Duration auditInterval;
+
   /** Candidates for --controllers in the help. */
   static final class ControllerNames implements Iterable<String> {
     @Override
@@ -169,6 +177,7 @@ final class OperatorCommand implements Callable<Integer> {
   private volatile Operator operator;
   private volatile ProbeServer http;
   private volatile PrometheusMeterRegistry registry;
+  private volatile org.ipamoperators.cli.audit.AuditLoop auditLoop;
   private volatile JvmGcMetrics gcMetrics;
 
   @Override
@@ -348,6 +357,14 @@ final class OperatorCommand implements Callable<Integer> {
       throw new StartFailure(1, "could not start the controllers: " + StartFailure.describe(e), e);
     }
     operatorStarted = true;
+    if (audit) {
+      java.util.Set<String> audited = new java.util.HashSet<>(names);
+      audited.retainAll(org.ipamoperators.cli.audit.ClusterFacts.ALL);
+      auditLoop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, audited, auditInterval,
+          org.ipamoperators.core.audit.AuditOptions.DEFAULT_LEAK_GRACE, () -> !leaderElection || leading.get(),
+          java.time.Clock.systemUTC());
+      auditLoop.start();
+    }
     LOG.info("ipam operator started: caches synced{}", leaderElection
         ? "; electing a leader on Lease " + leaseNamespace + "/" + leaseName : "; reconciling");
   }
@@ -596,6 +613,9 @@ final class OperatorCommand implements Callable<Integer> {
 
   private void teardown() {
     stopping = true;
+    if (auditLoop != null) {
+      auditLoop.close();
+    }
     Operator op = operator;
     if (op != null) {
       try {

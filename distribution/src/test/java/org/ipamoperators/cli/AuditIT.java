@@ -128,6 +128,40 @@ class AuditIT {
   }
 
   @Test
+  void theOperatorsLoopExportsFindingsRecordsEventsOnTheObjectsAtFaultAndRepairs(KubernetesClient client,
+      Namespace ns) {
+    String n = ns.getMetadata().getName();
+    claim("198.51.100.40", new ClaimOwner("vip", "Service", n, "first", null), client);
+    publish(client, service(client, n, "first"), "198.51.100.40");
+    publish(client, service(client, n, "second"), "198.51.100.40");
+    claim("198.51.100.41", new ClaimOwner("vip", "Service", n, "deleted-long-ago", null), client);
+    var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    var loop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, java.util.Set.of("vip"),
+        java.time.Duration.ofHours(1), java.time.Duration.ofMillis(1), () -> true, java.time.Clock.systemUTC());
+    var report = loop.runOnce();
+    assertThat(report.findings()).anySatisfy(f -> assertThat(f.resource().value()).isEqualTo("198.51.100.40"));
+    assertThat(registry.get("ipam_audit_findings").tag("kind", "duplicate").gauge().value()).isGreaterThanOrEqualTo(1);
+    assertThat(registry.get("ipam_audit_repairs").counter().count()).isGreaterThanOrEqualTo(1);
+    assertThat(client.resources(IPClaim.class).withName(name("198.51.100.41")).get()).isNull();
+    assertThat(client.resources(IPClaim.class).withName(name("198.51.100.40")).get()).isNotNull();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+      var events = client.v1().events().inNamespace(n).list().getItems();
+      // The duplicate is told on both Services; the drift only on the one the ledger does not name.
+      assertThat(events).anySatisfy(e -> {
+        assertThat(e.getInvolvedObject().getName()).isEqualTo("second");
+        assertThat(e.getReason()).isEqualTo("ClaimedByAnother");
+      });
+      assertThat(events).filteredOn(e -> "AddressPublishedTwice".equals(e.getReason()))
+          .extracting(e -> e.getInvolvedObject().getName()).contains("first", "second");
+      assertThat(events).noneSatisfy(e -> {
+        assertThat(e.getInvolvedObject().getName()).isEqualTo("first");
+        assertThat(e.getReason()).isEqualTo("ClaimedByAnother");
+      });
+    });
+    loop.close();
+  }
+
+  @Test
   void anUnreachableClusterIsOneLineAndExitTwo(@TempDir Path dir) throws Exception {
     Path bad = dir.resolve("kubeconfig");
     java.nio.file.Files.writeString(bad, """

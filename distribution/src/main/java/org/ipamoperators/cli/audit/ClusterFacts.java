@@ -48,6 +48,7 @@ public final class ClusterFacts {
   private final List<LedgerEntry> entries = new ArrayList<>();
   private final List<Publication> publications = new ArrayList<>();
   private final Map<LedgerEntry, HasMetadata> claimObjects = new HashMap<>();
+  private final Map<Publication, HasMetadata> publishers = new HashMap<>();
   private final List<String> unreadable = new ArrayList<>();
 
   private ClusterFacts() {}
@@ -65,6 +66,11 @@ public final class ClusterFacts {
     return claimObjects.get(e);
   }
 
+  /** The object that shows a publication, for an Event on it. */
+  public HasMetadata publisher(Publication p) {
+    return publishers.get(p);
+  }
+
   /** Optional kinds that are not served here (no OpenShift SDN, no OVN): said in the report, not an error. */
   public List<String> notServed() {
     return unreadable;
@@ -75,24 +81,41 @@ public final class ClusterFacts {
     return o.controller() + "/" + o.kind() + "/" + (o.namespace() == null ? "" : o.namespace() + "/") + o.name();
   }
 
+  /** The controllers whose ledgers and publications an audit can read. */
+  public static final Set<String> ALL = Set.of("egressip", "vip", "keepalived");
+
+  /** Everything, as {@code ipam audit} run by a cluster administrator reads it. */
   public static ClusterFacts read(KubernetesClient client) {
+    return read(client, ALL);
+  }
+
+  /**
+   * The claims and publications of the given controllers only: an operator running some controllers
+   * reads only what its RBAC lets those controllers read.
+   */
+  public static ClusterFacts read(KubernetesClient client, Set<String> controllers) {
     ClusterFacts f = new ClusterFacts();
     Set<String> namespaces = new HashSet<>();
-    List<Namespace> nsList = client.namespaces().list().getItems();
+    List<Namespace> nsList = controllers.contains("egressip") ? client.namespaces().list().getItems() : List.of();
     nsList.forEach(n -> namespaces.add(n.getMetadata().getName()));
-    List<Service> services = client.services().inAnyNamespace().list().getItems();
+    List<Service> services = controllers.contains("vip")
+        ? client.services().inAnyNamespace().list().getItems() : List.of();
     Set<String> serviceNames = new HashSet<>();
     services.forEach(s -> serviceNames.add(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName()));
-    List<KeepalivedGroup> groups = listOrEmpty(f, "KeepalivedGroup",
-        () -> client.resources(KeepalivedGroup.class).inAnyNamespace().list().getItems());
+    List<KeepalivedGroup> groups = controllers.contains("keepalived") ? listOrEmpty(f, "KeepalivedGroup",
+        () -> client.resources(KeepalivedGroup.class).inAnyNamespace().list().getItems()) : List.of();
     Set<String> groupNames = new HashSet<>();
     groups.forEach(g -> groupNames.add(g.getMetadata().getNamespace() + "/" + g.getMetadata().getName()));
 
-    List<IPClaim> ipClaims = client.resources(IPClaim.class).list().getItems();
+    boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip");
+    List<IPClaim> ipClaims = ipLedger ? client.resources(IPClaim.class).list().getItems() : List.of();
     Map<String, IPClaim> claimByAddress = new HashMap<>();
     for (IPClaim c : ipClaims) {
       if (c.getSpec() == null || c.getSpec().owner() == null) {
         continue; // refused by the CRD's schema; nothing to compare
+      }
+      if (!controllers.contains(c.getSpec().owner().controller())) {
+        continue; // another controller's claim: audited where that controller runs
       }
       String address = canonical(c.getSpec().address());
       if (address == null) {
@@ -106,7 +129,8 @@ public final class ClusterFacts {
       f.entries.add(e);
       f.claimObjects.put(e, c);
     }
-    for (IDClaim c : client.resources(IDClaim.class).list().getItems()) {
+    for (IDClaim c : controllers.contains("keepalived") ? client.resources(IDClaim.class).list().getItems()
+        : List.<IDClaim>of()) {
       if (c.getSpec() == null || c.getSpec().owner() == null) {
         continue;
       }
@@ -119,7 +143,9 @@ public final class ClusterFacts {
       f.claimObjects.put(e, c);
     }
 
-    egress(f, client, nsList);
+    if (controllers.contains("egressip")) {
+      egress(f, client, nsList);
+    }
     vip(f, services, claimByAddress);
     keepalived(f, groups);
     return f;
@@ -130,13 +156,13 @@ public final class ClusterFacts {
       Map<String, String> a = n.getMetadata().getAnnotations();
       String ips = a == null ? null : a.get(EgressAnnotations.EGRESSIPS);
       String holder = "egressip/Namespace/" + n.getMetadata().getName();
-      addAll(f, ips == null ? List.of() : List.of(ips.split(",")), holder,
+      addAll(f, n, ips == null ? List.of() : List.of(ips.split(",")), holder,
           "Namespace " + n.getMetadata().getName() + " annotation " + EgressAnnotations.EGRESSIPS);
     }
     for (GenericKubernetesResource nn : listOrEmpty(f, "NetNamespace",
         () -> client.genericKubernetesResources(NET_NAMESPACE).list().getItems())) {
       Object ips = nn.getAdditionalProperties().get("egressIPs");
-      addAll(f, strings(ips), "egressip/Namespace/" + nn.getMetadata().getName(),
+      addAll(f, nn, strings(ips), "egressip/Namespace/" + nn.getMetadata().getName(),
           "NetNamespace " + nn.getMetadata().getName() + " egressIPs");
     }
     for (GenericKubernetesResource e : listOrEmpty(f, "EgressIP",
@@ -145,7 +171,7 @@ public final class ClusterFacts {
       if (!name.startsWith(OVN_NAME_PREFIX) || !(e.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec)) {
         continue;
       }
-      addAll(f, strings(spec.get("egressIPs")), "egressip/Namespace/" + name.substring(OVN_NAME_PREFIX.length()),
+      addAll(f, e, strings(spec.get("egressIPs")), "egressip/Namespace/" + name.substring(OVN_NAME_PREFIX.length()),
           "EgressIP " + name + " spec.egressIPs");
     }
   }
@@ -171,8 +197,9 @@ public final class ClusterFacts {
         if (c != null && "SharingKey".equals(c.getSpec().owner().kind()) && listsMember(c, name)) {
           holder = key(c.getSpec().owner());
         }
-        f.publications.add(new Publication(Resource.ip(ip), holder,
-            "Service " + name + " status.loadBalancer.ingress"));
+        Publication p = new Publication(Resource.ip(ip), holder, "Service " + name + " status.loadBalancer.ingress");
+        f.publications.add(p);
+        f.publishers.put(p, s);
       }
     }
   }
@@ -185,9 +212,12 @@ public final class ClusterFacts {
       String space = g.getStatus().routerIDSpace() != null ? g.getStatus().routerIDSpace()
           : org.ipamoperators.controller.common.ids.IdSpace.vrrpRouterIds(g.getSpec().routerIdSpaceOrDefault()).name();
       String holder = "keepalived/KeepalivedGroup/" + g.getMetadata().getNamespace() + "/" + g.getMetadata().getName();
-      new HashSet<>(g.getStatus().routerIDs().values()).forEach(id -> f.publications.add(new Publication(
-          new Resource(space, Integer.toString(id)), holder, "KeepalivedGroup "
-          + g.getMetadata().getNamespace() + "/" + g.getMetadata().getName() + " status.routerIDs")));
+      for (Integer id : new HashSet<>(g.getStatus().routerIDs().values())) {
+        Publication p = new Publication(new Resource(space, Integer.toString(id)), holder, "KeepalivedGroup "
+            + g.getMetadata().getNamespace() + "/" + g.getMetadata().getName() + " status.routerIDs");
+        f.publications.add(p);
+        f.publishers.put(p, g);
+      }
     }
   }
 
@@ -222,11 +252,13 @@ public final class ClusterFacts {
     };
   }
 
-  private static void addAll(ClusterFacts f, List<String> ips, String holder, String where) {
+  private static void addAll(ClusterFacts f, HasMetadata on, List<String> ips, String holder, String where) {
     for (String raw : ips) {
       String ip = canonical(raw.trim());
       if (ip != null) {
-        f.publications.add(new Publication(Resource.ip(ip), holder, where));
+        Publication p = new Publication(Resource.ip(ip), holder, where);
+        f.publications.add(p);
+        f.publishers.put(p, on);
       }
     }
   }
