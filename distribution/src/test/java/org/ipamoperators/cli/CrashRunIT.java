@@ -68,12 +68,23 @@ class CrashRunIT {
   }
 
   /** What one run did, for the test's message and the reliability table. */
-  record RunResult(String controller, long seed, int objects, int kills, int snapshots, int duplicatesSeen,
+  record RunResult(String controller, int replicas, long seed, int objects, int kills, int snapshots, int duplicatesSeen,
       int changedAssignments, List<Finding> findings, Duration converged) {}
 
   @Test
   void vipServicesSurviveSeededKillsWithoutADuplicateOrAChangedAddress(KubeApiServer server,
       KubernetesClient client, @TempDir Path dir) throws Exception {
+    vip(server, client, dir, 1);
+  }
+
+  /** Two replicas with leader election; each kill hits the leader, so leadership changes mid-burst. */
+  @Test
+  void vipLeaderKilledMidBurstHandsOverWithoutADuplicate(KubeApiServer server, KubernetesClient client,
+      @TempDir Path dir) throws Exception {
+    vip(server, client, dir, 2);
+  }
+
+  private void vip(KubeApiServer server, KubernetesClient client, Path dir, int replicas) throws Exception {
     String group = "crash-vips";
     GenericKubernetesResource g = new GenericKubernetesResource();
     g.setApiVersion("paas.org/v1");
@@ -84,7 +95,7 @@ class CrashRunIT {
     String ns = client.getNamespace();
     int count = 120;
     try {
-      RunResult r = crashRun(server, client, dir, "vip", count, i -> client.services().inNamespace(ns)
+      RunResult r = crashRun(server, client, dir, "vip", replicas, count, i -> client.services().inNamespace(ns)
           .resource(new ServiceBuilder().withNewMetadata().withName("crash-" + i).endMetadata().withNewSpec()
               .withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
               .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create(),
@@ -120,7 +131,7 @@ class CrashRunIT {
     client.resource(ipam).create();
     int count = 100;
     try {
-      RunResult r = crashRun(server, client, dir, "egressip", count, i -> client.namespaces().resource(
+      RunResult r = crashRun(server, client, dir, "egressip", 1, count, i -> client.namespaces().resource(
           new NamespaceBuilder().withNewMetadata().withName("crash-ns" + i).addToLabels("burst", "crash")
               .addToAnnotations(EgressAnnotations.EGRESSIPAM, "crash").endMetadata().build()).create(),
           () -> {
@@ -158,12 +169,14 @@ class CrashRunIT {
    * One crash run: a burst of {@code count} objects created by 4 threads while the operator is
    * killed {@link #KILLS} times at seeded moments and restarted; a watcher takes snapshots all along.
    */
-  private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller, int count,
+  private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller,
+      int replicas, int count,
       java.util.function.IntConsumer create, Snapshot snapshot, java.util.function.Predicate<String> ours)
       throws Exception {
     long seed = SEED ^ controller.hashCode();
     Random random = new Random(seed);
-    System.out.printf("[crash-run] %s seed %d kills %d objects %d%n", controller, seed, KILLS, count);
+    System.out.printf("[crash-run] %s replicas %d seed %d kills %d objects %d%n", controller, replicas, seed, KILLS,
+        count);
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
     Map<String, String> firstSeen = new ConcurrentHashMap<>();
     Set<String> duplicates = ConcurrentHashMap.newKeySet();
@@ -185,7 +198,10 @@ class CrashRunIT {
     }, "crash-run-watcher");
     watcher.start();
 
-    Process op = operator(dir, kubeconfig, client.getNamespace(), controller, "run-0");
+    Map<String, Process> running = new HashMap<>();
+    for (int i = 0; i < replicas; i++) {
+      running.put("r" + i, operator(dir, kubeconfig, client.getNamespace(), controller, replicas, "r" + i, "r" + i + "-0"));
+    }
     ExecutorService creators = Executors.newFixedThreadPool(4);
     for (int i = 0; i < count; i++) {
       int n = i;
@@ -195,15 +211,16 @@ class CrashRunIT {
     for (int k = 1; k <= KILLS; k++) {
       // A seeded moment: a few hundred ms to a few seconds into this life of the operator.
       Thread.sleep(300 + random.nextInt(2500));
+      String victim = replicas == 1 ? "r0" : leader(client, running.keySet());
+      Process op = running.get(victim);
       op.destroyForcibly(); // SIGKILL: nothing in flight gets to finish
       assertThat(op.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      op = operator(dir, kubeconfig, client.getNamespace(), controller, "run-" + k);
+      running.put(victim, operator(dir, kubeconfig, client.getNamespace(), controller, replicas, victim, victim + "-" + k));
     }
     assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
     Instant lastStart = Instant.now();
-    Process last = op;
     await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(500))
-        .failFast(() -> !last.isAlive())
+        .failFast(() -> running.values().stream().noneMatch(Process::isAlive))
         .until(() -> snapshot.read().values().stream().filter(v -> !v.isEmpty()).count() == count);
     Duration converged = Duration.between(lastStart, Instant.now());
     watching.set(false);
@@ -220,7 +237,7 @@ class CrashRunIT {
       report.findings().stream().filter(f -> ours.test(f.resource().value())).forEach(findings::add);
       return findings.isEmpty();
     });
-    RunResult r = new RunResult(controller, seed, count, KILLS, snapshots[0], duplicates.size(), changed.size(),
+    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, snapshots[0], duplicates.size(), changed.size(),
         List.copyOf(findings), converged);
     System.out.println("[crash-run] " + r);
     Files.writeString(dir.resolve("result.txt"), r.toString());
@@ -245,12 +262,32 @@ class CrashRunIT {
     });
   }
 
-  private Process operator(Path dir, Path kubeconfig, String ns, String controller, String name) throws Exception {
+  /** The replica holding the Lease now (waiting for one to hold it: after a kill the standby takes a moment). */
+  private static String leader(KubernetesClient client, Set<String> replicas) {
+    String[] holder = {null};
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      var lease = client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+          .withName(OperatorCommand.DEFAULT_LEASE).get();
+      holder[0] = lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+      return holder[0] != null && replicas.contains(holder[0]);
+    });
+    return holder[0];
+  }
+
+  private Process operator(Path dir, Path kubeconfig, String ns, String controller, int replicas, String identity,
+      String name) throws Exception {
     assertThat(JAR).as("run `mvn package` first").exists();
     List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
         "-jar", JAR.toString(), "operator", "--controllers", controller, "--kubeconfig", kubeconfig.toString(),
         "--http-port", Integer.toString(LoopbackPorts.freePort()), "--bind-address", "127.0.0.1",
-        "--namespace", ns, "--no-leader-election"));
+        "--namespace", ns));
+    if (replicas == 1) {
+      command.add("--no-leader-election");
+    } else {
+      // Short terms so that a killed leader's Lease expires within the run.
+      command.addAll(List.of("--leader-identity", identity, "--lease-duration", "4s", "--renew-deadline", "3s",
+          "--retry-period", "1s"));
+    }
     Process p = new ProcessBuilder(command).redirectOutput(dir.resolve(name + ".out").toFile())
         .redirectError(dir.resolve(name + ".err").toFile()).start();
     processes.add(p);
