@@ -85,6 +85,8 @@ final class OperatorCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(OperatorCommand.class);
   static final String DEFAULT_NAMESPACE = "ipam-operators";
   static final String DEFAULT_LEASE = "ipam-operators-leader";
+  /** Start-up checks answered 429 or 5xx are tried this often (about 30 s in all) before giving up. */
+  private static final int START_ATTEMPTS = 6;
   static final String FIELD_MANAGER = "ipam-operator";
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
@@ -332,13 +334,31 @@ final class OperatorCommand implements Callable<Integer> {
 
     List<RequiredCrd> crds = OperatorControllers.crds(selected);
     try (KubernetesClient probe = new KubernetesClientBuilder().withConfig(probeConfig(config)).build()) {
-      checkReachable(probe, url);
-      if (installCrds) {
-        installCrds(probe, crds);
-      }
-      checkCrds(probe, crds);
-      if (leaderElection) {
-        checkLeaseNamespace(probe);
+      // A busy apiserver answers 429 or 5xx for a moment: that is no reason to crash-loop. Wrong input
+      // (unreachable URL, missing CRD, RBAC) still fails at once with its one line.
+      for (int attempt = 1; ; attempt++) {
+        try {
+          checkReachable(probe, url);
+          if (installCrds) {
+            installCrds(probe, crds);
+          }
+          checkCrds(probe, crds);
+          if (leaderElection) {
+            checkLeaseNamespace(probe);
+          }
+          break;
+        } catch (StartFailure e) {
+          if (attempt >= START_ATTEMPTS || !StartFailure.isTransient(e) || stopping) {
+            throw e;
+          }
+          LOG.warn("start-up check failed ({}), attempt {} of {}; retrying", e.getMessage(), attempt, START_ATTEMPTS);
+          try {
+            Thread.sleep(Math.min(8_000L, 500L << attempt));
+          } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw e;
+          }
+        }
       }
     }
     if (stopping) {
