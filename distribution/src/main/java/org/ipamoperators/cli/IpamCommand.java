@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code ipam} command: the suite's entry point. */
 @Command(name = "ipam", mixinStandardHelpOptions = true, version = "ipam 0.1.0",
     description = "IP address management for Kubernetes and OpenShift clusters.",
-    subcommands = {PlanCommand.class, OperatorCommand.class, KeepalivedReloaderCommand.class, DemoCommand.class,
+    subcommands = {PlanCommand.class, DemoCommand.class, OperatorCommand.class, AuditCommand.class,
+        KeepalivedReloaderCommand.class,
         CommandLine.HelpCommand.class})
 public final class IpamCommand implements Runnable {
   @CommandLine.Spec

@@ -85,6 +85,8 @@ final class OperatorCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(OperatorCommand.class);
   static final String DEFAULT_NAMESPACE = "ipam-operators";
   static final String DEFAULT_LEASE = "ipam-operators-leader";
+  /** Start-up checks answered 429 or 5xx are tried this often (about 30 s in all) before giving up. */
+  private static final int START_ATTEMPTS = 6;
   static final String FIELD_MANAGER = "ipam-operator";
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
@@ -146,6 +148,14 @@ final class OperatorCommand implements Callable<Integer> {
       description = "how long reconciles in flight may finish when stopping")
   Duration terminationTimeout;
 
+  @Option(names = "--audit", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "audit the ledgers against what the cluster shows, on the leader, and release claims of owners that are gone (default: on)")
+  boolean audit;
+
+  @Option(names = "--audit-interval", defaultValue = "10m", converter = DurationConverter.class, paramLabel = "DURATION",
+      description = "time between two audits (default: ${DEFAULT-VALUE})")
+  Duration auditInterval;
+
   /** Candidates for --controllers in the help. */
   static final class ControllerNames implements Iterable<String> {
     @Override
@@ -169,6 +179,7 @@ final class OperatorCommand implements Callable<Integer> {
   private volatile Operator operator;
   private volatile ProbeServer http;
   private volatile PrometheusMeterRegistry registry;
+  private volatile org.ipamoperators.cli.audit.AuditLoop auditLoop;
   private volatile JvmGcMetrics gcMetrics;
 
   @Override
@@ -323,13 +334,31 @@ final class OperatorCommand implements Callable<Integer> {
 
     List<RequiredCrd> crds = OperatorControllers.crds(selected);
     try (KubernetesClient probe = new KubernetesClientBuilder().withConfig(probeConfig(config)).build()) {
-      checkReachable(probe, url);
-      if (installCrds) {
-        installCrds(probe, crds);
-      }
-      checkCrds(probe, crds);
-      if (leaderElection) {
-        checkLeaseNamespace(probe);
+      // A busy apiserver answers 429 or 5xx for a moment: that is no reason to crash-loop. Wrong input
+      // (unreachable URL, missing CRD, RBAC) still fails at once with its one line.
+      for (int attempt = 1; ; attempt++) {
+        try {
+          checkReachable(probe, url);
+          if (installCrds) {
+            installCrds(probe, crds);
+          }
+          checkCrds(probe, crds);
+          if (leaderElection) {
+            checkLeaseNamespace(probe);
+          }
+          break;
+        } catch (StartFailure e) {
+          if (attempt >= START_ATTEMPTS || !StartFailure.isTransient(e) || stopping) {
+            throw e;
+          }
+          LOG.warn("start-up check failed ({}), attempt {} of {}; retrying", e.getMessage(), attempt, START_ATTEMPTS);
+          try {
+            Thread.sleep(Math.min(8_000L, 500L << attempt));
+          } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw e;
+          }
+        }
       }
     }
     if (stopping) {
@@ -348,6 +377,14 @@ final class OperatorCommand implements Callable<Integer> {
       throw new StartFailure(1, "could not start the controllers: " + StartFailure.describe(e), e);
     }
     operatorStarted = true;
+    if (audit) {
+      java.util.Set<String> audited = new java.util.HashSet<>(names);
+      audited.retainAll(org.ipamoperators.cli.audit.ClusterFacts.ALL);
+      auditLoop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, audited, auditInterval,
+          org.ipamoperators.core.audit.AuditOptions.DEFAULT_LEAK_GRACE, () -> !leaderElection || leading.get(),
+          java.time.Clock.systemUTC());
+      auditLoop.start();
+    }
     LOG.info("ipam operator started: caches synced{}", leaderElection
         ? "; electing a leader on Lease " + leaseNamespace + "/" + leaseName : "; reconciling");
   }
@@ -596,6 +633,9 @@ final class OperatorCommand implements Callable<Integer> {
 
   private void teardown() {
     stopping = true;
+    if (auditLoop != null) {
+      auditLoop.close();
+    }
     Operator op = operator;
     if (op != null) {
       try {

@@ -27,6 +27,19 @@ final class StartFailure extends Exception {
     this.exitCode = exitCode;
   }
 
+  /** Whether the API server refused for a moment (throttled, overloaded, failing): worth another try. */
+  static boolean isTransient(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof KubernetesClientException k && (k.getCode() == 429 || k.getCode() >= 500)) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
   int exitCode() {
     return exitCode;
   }

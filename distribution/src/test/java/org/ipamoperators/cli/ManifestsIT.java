@@ -92,10 +92,15 @@ class ManifestsIT {
         .filter(a -> !a.startsWith("--http-port")).toList());
     int port = LoopbackPorts.freePort();
     args.addAll(List.of("--kubeconfig", kubeconfig.toString(), "--http-port", Integer.toString(port),
-        "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE));
+        "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE, "--audit-interval", "1s"));
     OperatorRun run = OperatorRun.start(args.toArray(String[]::new));
     try {
       run.awaitReady(port, "ok: leader\n");
+      // The leader's audit runs under the same RBAC: it must be able to read what it audits.
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).failFast(run::assertRunning)
+          .untilAsserted(() -> assertThat(OperatorRun.get(port, "/metrics").body())
+              .containsPattern("ipam_audit_runs_total(\\{[^}]*\\})? [1-9]")
+              .containsPattern("ipam_audit_failures_total(\\{[^}]*\\})? 0\\.0"));
       assertThat(client.resources(Lease.class).inNamespace(Manifests.NAMESPACE)
           .withName(Manifests.arg(deployment, "--lease-name")).get().getSpec().getHolderIdentity())
           .isEqualTo(run.command.identity());

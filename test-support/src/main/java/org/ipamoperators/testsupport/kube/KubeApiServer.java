@@ -119,6 +119,15 @@ public final class KubeApiServer {
     return kubeconfig;
   }
 
+  /**
+   * The directory with the apiserver's serving certificate and key ({@code apiserver.crt}, {@code apiserver.key})
+   * and the admin client's ({@code client.crt}, {@code client.key}): a proxy in front of the apiserver presents
+   * the same certificate, so clients keep their kubeconfig's CA.
+   */
+  public Path certificateDir() {
+    return workDir;
+  }
+
   /** A fresh copy of the cluster-admin client configuration, with {@code default} as namespace. */
   public Config clientConfig() {
     return new ConfigBuilder(config).build();

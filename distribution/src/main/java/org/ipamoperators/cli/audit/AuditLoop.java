@@ -1,0 +1,140 @@
+package org.ipamoperators.cli.audit;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.core.audit.AuditOptions;
+import org.ipamoperators.core.audit.AuditReport;
+import org.ipamoperators.core.audit.Finding;
+import org.ipamoperators.core.audit.FindingKind;
+import org.ipamoperators.core.audit.LedgerAudit;
+import org.ipamoperators.core.audit.Publication;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The audit as a repair loop inside the operator, as Kubernetes repairs its Service IP allocator:
+ * every interval, on the leader only, it reads both sides, exports the findings as
+ * {@code ipam_audit_findings{kind}}, records a Warning Event on each object at fault, and carries out
+ * the provably safe releases (each logged and counted).
+ */
+public final class AuditLoop implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AuditLoop.class);
+  private final KubernetesClient client;
+  private final Duration interval;
+  private final Duration leakGrace;
+  private final BooleanSupplier active;
+  private final Clock clock;
+  private final EventRecorder events;
+  private final Map<FindingKind, AtomicInteger> findings = new EnumMap<>(FindingKind.class);
+  private final Counter runs;
+  private final Counter failures;
+  private final Counter repairs;
+  private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "ipam-audit");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private final java.util.Set<String> controllers;
+
+  public AuditLoop(KubernetesClient client, MeterRegistry registry, java.util.Set<String> controllers,
+      Duration interval, Duration leakGrace, BooleanSupplier active, Clock clock) {
+    this.client = client;
+    this.controllers = java.util.Set.copyOf(controllers);
+    this.interval = interval;
+    this.leakGrace = leakGrace;
+    this.active = active;
+    this.clock = clock;
+    this.events = new EventRecorder(client, "ipam-audit");
+    for (FindingKind k : FindingKind.values()) {
+      AtomicInteger n = new AtomicInteger();
+      findings.put(k, n);
+      Gauge.builder("ipam_audit_findings", n, AtomicInteger::get)
+          .description("Problems found by the last audit of ledgers against publications")
+          .tag("kind", k.name().toLowerCase(java.util.Locale.ROOT)).register(registry);
+    }
+    runs = Counter.builder("ipam_audit_runs").description("Audits run").register(registry);
+    failures = Counter.builder("ipam_audit_failures").description("Audits that could not read the cluster").register(registry);
+    repairs = Counter.builder("ipam_audit_repairs").description("Claims released by the audit as provably safe").register(registry);
+  }
+
+  public void start() {
+    executor.scheduleWithFixedDelay(this::runSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private void runSafely() {
+    if (!active.getAsBoolean()) {
+      return; // a standby replica: the leader audits
+    }
+    try {
+      runOnce();
+    } catch (RuntimeException e) {
+      failures.increment();
+      LOG.warn("audit failed, next in {}: {}", interval, e.toString());
+    }
+  }
+
+  /** One audit: metrics, Events, safe repairs. Returns the report for tests. */
+  public AuditReport runOnce() {
+    ClusterFacts facts = ClusterFacts.read(client, controllers);
+    AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(),
+        new AuditOptions(clock.instant(), leakGrace));
+    report.counts().forEach((k, n) -> findings.get(k).set(n));
+    runs.increment();
+    for (Finding f : report.findings()) {
+      for (HasMetadata on : objectsAtFault(facts, f)) {
+        events.warning(on, reason(f.kind()), f.message());
+      }
+    }
+    List<String> done = new Repairs(client).apply(facts, report.repairs());
+    done.forEach(d -> LOG.info("audit repair: {}", d));
+    repairs.increment(done.stream().filter(d -> d.contains(" released: ")).count());
+    if (!report.clean()) {
+      LOG.warn("audit: {} finding(s) {}", report.findings().size(), report.counts());
+    }
+    return report;
+  }
+
+  private static List<HasMetadata> objectsAtFault(ClusterFacts facts, Finding f) {
+    if (f.kind() == FindingKind.LEAK || f.kind() == FindingKind.DOUBLE_CLAIM) {
+      return facts.entries().stream().filter(e -> e.resource().equals(f.resource()))
+          .map(facts::claimObject).filter(java.util.Objects::nonNull).toList();
+    }
+    return facts.publications().stream().filter(p -> p.resource().equals(f.resource()))
+        .filter(p -> f.kind() != FindingKind.DRIFT || !holdsClaim(facts, p))
+        .map(facts::publisher).filter(java.util.Objects::nonNull).distinct().toList();
+  }
+
+  private static boolean holdsClaim(ClusterFacts facts, Publication p) {
+    return facts.entries().stream().anyMatch(e -> e.resource().equals(p.resource()) && e.owner().equals(p.holder()));
+  }
+
+  static String reason(FindingKind k) {
+    return switch (k) {
+      case DUPLICATE -> "AddressPublishedTwice";
+      case DOUBLE_CLAIM -> "ClaimedTwice";
+      case LEAK -> "ClaimNotPublished";
+      case ORPHAN -> "PublishedWithoutClaim";
+      case DRIFT -> "ClaimedByAnother";
+    };
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,305 @@
+package org.ipamoperators.cli.audit;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.ipamoperators.controller.common.ids.ClusterIdLedger;
+import org.ipamoperators.controller.common.ids.IDClaim;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.audit.LedgerEntry;
+import org.ipamoperators.core.audit.Publication;
+import org.ipamoperators.core.audit.Resource;
+import org.ipamoperators.egressip.api.EgressAnnotations;
+import org.ipamoperators.keepalived.api.KeepalivedGroup;
+import org.ipamoperators.vip.VipServices;
+import org.ipamoperators.vip.api.VipAnnotations;
+
+/**
+ * Reads, straight from the API server (no cache), both sides of the audit: the ledgers (IPClaims and
+ * IDClaims) and every place the suite's controllers publish what they hold: egress IPs on namespaces,
+ * NetNamespaces and OVN EgressIPs, VIPs in Services' ingress, router ids in KeepalivedGroup status.
+ * An owner or a publication is named the way the ledgers name owners ({@code controller/Kind/ns/name}),
+ * so that the checker compares like with like.
+ */
+public final class ClusterFacts {
+  static final ResourceDefinitionContext NET_NAMESPACE = new ResourceDefinitionContext.Builder()
+      .withGroup("network.openshift.io").withVersion("v1").withKind("NetNamespace").withPlural("netnamespaces")
+      .withNamespaced(false).build();
+  static final ResourceDefinitionContext OVN_EGRESS_IP = new ResourceDefinitionContext.Builder()
+      .withGroup("k8s.ovn.org").withVersion("v1").withKind("EgressIP").withPlural("egressips")
+      .withNamespaced(false).build();
+  private static final String OVN_NAME_PREFIX = "egressipam-";
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private final List<LedgerEntry> entries = new ArrayList<>();
+  private final List<Publication> publications = new ArrayList<>();
+  private final Map<LedgerEntry, HasMetadata> claimObjects = new HashMap<>();
+  private final Map<Publication, HasMetadata> publishers = new HashMap<>();
+  private final List<String> unreadable = new ArrayList<>();
+
+  private ClusterFacts() {}
+
+  public List<LedgerEntry> entries() {
+    return entries;
+  }
+
+  public List<Publication> publications() {
+    return publications;
+  }
+
+  /** The claim object behind a ledger entry, for a repair guarded by its resourceVersion. */
+  public HasMetadata claimObject(LedgerEntry e) {
+    return claimObjects.get(e);
+  }
+
+  /** The object that shows a publication, for an Event on it. */
+  public HasMetadata publisher(Publication p) {
+    return publishers.get(p);
+  }
+
+  /** Optional kinds that are not served here (no OpenShift SDN, no OVN): said in the report, not an error. */
+  public List<String> notServed() {
+    return unreadable;
+  }
+
+  /** The owner name the audit uses on both sides. */
+  public static String key(ClaimOwner o) {
+    return o.controller() + "/" + o.kind() + "/" + (o.namespace() == null ? "" : o.namespace() + "/") + o.name();
+  }
+
+  /** The controllers whose ledgers and publications an audit can read. */
+  public static final Set<String> ALL = Set.of("egressip", "vip", "keepalived");
+
+  /** Everything, as {@code ipam audit} run by a cluster administrator reads it. */
+  public static ClusterFacts read(KubernetesClient client) {
+    return read(client, ALL);
+  }
+
+  /**
+   * The claims and publications of the given controllers only: an operator running some controllers
+   * reads only what its RBAC lets those controllers read.
+   */
+  public static ClusterFacts read(KubernetesClient client, Set<String> controllers) {
+    ClusterFacts f = new ClusterFacts();
+    Set<String> namespaces = new HashSet<>();
+    List<Namespace> nsList = controllers.contains("egressip") ? client.namespaces().list().getItems() : List.of();
+    nsList.forEach(n -> namespaces.add(n.getMetadata().getName()));
+    List<Service> services = controllers.contains("vip")
+        ? client.services().inAnyNamespace().list().getItems() : List.of();
+    Set<String> serviceNames = new HashSet<>();
+    services.forEach(s -> serviceNames.add(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName()));
+    List<KeepalivedGroup> groups = controllers.contains("keepalived") ? listOrEmpty(f, "KeepalivedGroup",
+        () -> client.resources(KeepalivedGroup.class).inAnyNamespace().list().getItems()) : List.of();
+    Set<String> groupNames = new HashSet<>();
+    groups.forEach(g -> groupNames.add(g.getMetadata().getNamespace() + "/" + g.getMetadata().getName()));
+
+    boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip");
+    List<IPClaim> ipClaims = ipLedger ? client.resources(IPClaim.class).list().getItems() : List.of();
+    Map<String, IPClaim> claimByAddress = new HashMap<>();
+    for (IPClaim c : ipClaims) {
+      if (c.getSpec() == null || c.getSpec().owner() == null) {
+        continue; // refused by the CRD's schema; nothing to compare
+      }
+      if (!controllers.contains(c.getSpec().owner().controller())) {
+        continue; // another controller's claim: audited where that controller runs
+      }
+      String address = canonical(c.getSpec().address());
+      if (address == null) {
+        continue;
+      }
+      claimByAddress.put(address, c);
+      ClaimOwner o = c.getSpec().owner();
+      boolean exists = ownerExists(o, namespaces, serviceNames, groupNames, c);
+      LedgerEntry e = new LedgerEntry(Resource.ip(address), key(o), "IPClaim " + c.getMetadata().getName(),
+          created(c), exists);
+      f.entries.add(e);
+      f.claimObjects.put(e, c);
+    }
+    for (IDClaim c : controllers.contains("keepalived") ? client.resources(IDClaim.class).list().getItems()
+        : List.<IDClaim>of()) {
+      if (c.getSpec() == null || c.getSpec().owner() == null) {
+        continue;
+      }
+      ClaimOwner o = c.getSpec().owner();
+      // A retired number is held on purpose while nodes forget it: its age counts from retirement.
+      Instant since = ClusterIdLedger.retiredAt(c).orElse(created(c));
+      LedgerEntry e = new LedgerEntry(new Resource(c.getSpec().space(), Integer.toString(c.getSpec().id())), key(o),
+          "IDClaim " + c.getMetadata().getName(), since, ownerExists(o, namespaces, serviceNames, groupNames, c));
+      f.entries.add(e);
+      f.claimObjects.put(e, c);
+    }
+
+    if (controllers.contains("egressip")) {
+      egress(f, client, nsList);
+    }
+    vip(f, services, claimByAddress);
+    keepalived(f, groups);
+    return f;
+  }
+
+  private static void egress(ClusterFacts f, KubernetesClient client, List<Namespace> nsList) {
+    for (Namespace n : nsList) {
+      Map<String, String> a = n.getMetadata().getAnnotations();
+      String ips = a == null ? null : a.get(EgressAnnotations.EGRESSIPS);
+      String holder = "egressip/Namespace/" + n.getMetadata().getName();
+      addAll(f, n, ips == null ? List.of() : List.of(ips.split(",")), holder,
+          "Namespace " + n.getMetadata().getName() + " annotation " + EgressAnnotations.EGRESSIPS);
+    }
+    for (GenericKubernetesResource nn : listOrEmpty(f, "NetNamespace",
+        () -> client.genericKubernetesResources(NET_NAMESPACE).list().getItems())) {
+      Object ips = nn.getAdditionalProperties().get("egressIPs");
+      addAll(f, nn, strings(ips), "egressip/Namespace/" + nn.getMetadata().getName(),
+          "NetNamespace " + nn.getMetadata().getName() + " egressIPs");
+    }
+    for (GenericKubernetesResource e : listOrEmpty(f, "EgressIP",
+        () -> client.genericKubernetesResources(OVN_EGRESS_IP).withLabel(EgressAnnotations.MANAGED_BY).list().getItems())) {
+      String name = e.getMetadata().getName();
+      if (!name.startsWith(OVN_NAME_PREFIX) || !(e.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec)) {
+        continue;
+      }
+      addAll(f, e, strings(spec.get("egressIPs")), "egressip/Namespace/" + name.substring(OVN_NAME_PREFIX.length()),
+          "EgressIP " + name + " spec.egressIPs");
+    }
+  }
+
+  private static void vip(ClusterFacts f, List<Service> services, Map<String, IPClaim> claimByAddress) {
+    for (Service s : services) {
+      if (!VipServices.handles(s) && !VipServices.hasFinalizer(s)) {
+        continue; // another load balancer's Service: not ours to audit
+      }
+      if (s.getStatus() == null || s.getStatus().getLoadBalancer() == null
+          || s.getStatus().getLoadBalancer().getIngress() == null) {
+        continue;
+      }
+      String name = s.getMetadata().getNamespace() + "/" + s.getMetadata().getName();
+      for (LoadBalancerIngress in : s.getStatus().getLoadBalancer().getIngress()) {
+        String ip = canonical(in.getIp());
+        if (ip == null) {
+          continue;
+        }
+        // A shared address is held by its sharing key; a Service listed on that claim shows it for the key.
+        IPClaim c = claimByAddress.get(ip);
+        String holder = "vip/Service/" + name;
+        if (c != null && "SharingKey".equals(c.getSpec().owner().kind()) && listsMember(c, name)) {
+          holder = key(c.getSpec().owner());
+        }
+        Publication p = new Publication(Resource.ip(ip), holder, "Service " + name + " status.loadBalancer.ingress");
+        f.publications.add(p);
+        f.publishers.put(p, s);
+      }
+    }
+  }
+
+  private static void keepalived(ClusterFacts f, List<KeepalivedGroup> groups) {
+    for (KeepalivedGroup g : groups) {
+      if (g.getStatus() == null || g.getStatus().routerIDs() == null) {
+        continue;
+      }
+      String space = g.getStatus().routerIDSpace() != null ? g.getStatus().routerIDSpace()
+          : org.ipamoperators.controller.common.ids.IdSpace.vrrpRouterIds(g.getSpec().routerIdSpaceOrDefault()).name();
+      String holder = "keepalived/KeepalivedGroup/" + g.getMetadata().getNamespace() + "/" + g.getMetadata().getName();
+      for (Integer id : new HashSet<>(g.getStatus().routerIDs().values())) {
+        Publication p = new Publication(new Resource(space, Integer.toString(id)), holder, "KeepalivedGroup "
+            + g.getMetadata().getNamespace() + "/" + g.getMetadata().getName() + " status.routerIDs");
+        f.publications.add(p);
+        f.publishers.put(p, g);
+      }
+    }
+  }
+
+  private static boolean listsMember(IPClaim c, String service) {
+    Map<String, String> a = c.getMetadata().getAnnotations();
+    String members = a == null ? null : a.get(VipAnnotations.SHARING_MEMBERS);
+    if (members == null || members.isBlank()) {
+      return false;
+    }
+    try {
+      for (com.fasterxml.jackson.databind.JsonNode m : JSON.readTree(members)) {
+        if (service.equals(m.path("service").asText())) {
+          return true;
+        }
+      }
+    } catch (java.io.IOException e) {
+      return false; // a garbled member list: the Service is audited as its own holder
+    }
+    return false;
+  }
+
+  private static boolean ownerExists(ClaimOwner o, Set<String> namespaces, Set<String> services,
+      Set<String> groups, HasMetadata claim) {
+    return switch (o.kind()) {
+      case "Namespace" -> namespaces.contains(o.name());
+      case "Service" -> services.contains(o.namespace() + "/" + o.name());
+      case "KeepalivedGroup" -> groups.contains(o.namespace() + "/" + o.name());
+      // A sharing key lives while any Service listed on its claim exists.
+      case "SharingKey" -> claim.getMetadata().getAnnotations() == null || services.stream()
+          .anyMatch(s -> listsMember((IPClaim) claim, s));
+      default -> true; // unknown kinds are never called gone, so never repaired
+    };
+  }
+
+  private static void addAll(ClusterFacts f, HasMetadata on, List<String> ips, String holder, String where) {
+    for (String raw : ips) {
+      String ip = canonical(raw.trim());
+      if (ip != null) {
+        Publication p = new Publication(Resource.ip(ip), holder, where);
+        f.publications.add(p);
+        f.publishers.put(p, on);
+      }
+    }
+  }
+
+  private static List<String> strings(Object o) {
+    List<String> out = new ArrayList<>();
+    if (o instanceof List<?> l) {
+      l.forEach(x -> { if (x != null) { out.add(x.toString()); } });
+    }
+    return out;
+  }
+
+  private static String canonical(String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return Ip.parse(text.trim()).toString();
+    } catch (RuntimeException e) {
+      return null; // not an address: the controller concerned reports it on its object
+    }
+  }
+
+  private static Instant created(HasMetadata o) {
+    String t = o.getMetadata().getCreationTimestamp();
+    return t == null ? null : Instant.parse(t);
+  }
+
+  private interface Lister<T> {
+    List<T> list();
+  }
+
+  private static <T> List<T> listOrEmpty(ClusterFacts f, String kind, Lister<T> lister) {
+    try {
+      return lister.list();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        f.unreadable.add(kind);
+        return List.of();
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,296 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.ipamoperators.cli.audit.ClusterFacts;
+import org.ipamoperators.core.audit.AuditOptions;
+import org.ipamoperators.core.audit.AuditReport;
+import org.ipamoperators.core.audit.Finding;
+import org.ipamoperators.core.audit.LedgerAudit;
+import org.ipamoperators.egressip.api.CIDRAssignment;
+import org.ipamoperators.egressip.api.EgressAnnotations;
+import org.ipamoperators.egressip.api.EgressIPAM;
+import org.ipamoperators.egressip.api.EgressIPAMSpec;
+import org.ipamoperators.testsupport.LoopbackPorts;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Crash runs: the operator as its own process, SIGKILLed at seeded random moments of a burst and
+ * started again, several times, then left to converge. Throughout, every snapshot of what the
+ * cluster shows is checked for an address on two owners and for an owner whose address changed; at
+ * the end the audit must find nothing at all for the run's addresses (no duplicate, leak, orphan or
+ * drift). The seed is printed and can be replayed with {@code -Dipam.reliability.seed}; the number of
+ * kills per run is {@code -Dipam.reliability.kills} (3 by default, more in the reliability profile).
+ */
+@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
+class CrashRunIT {
+  private static final Path JAR = Path.of("target", "ipam.jar");
+  private static final int KILLS = Integer.getInteger("ipam.reliability.kills", 3);
+  private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
+  private final List<Process> processes = new ArrayList<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    for (Process p : processes) {
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** What one run did, for the test's message and the reliability table. */
+  record RunResult(String controller, int replicas, long seed, int objects, int kills, int snapshots, int duplicatesSeen,
+      int changedAssignments, List<Finding> findings, Duration converged) {}
+
+  @Test
+  void vipServicesSurviveSeededKillsWithoutADuplicateOrAChangedAddress(KubeApiServer server,
+      KubernetesClient client, @TempDir Path dir) throws Exception {
+    vip(server, client, dir, 1);
+  }
+
+  /** Two replicas with leader election; each kill hits the leader, so leadership changes mid-burst. */
+  @Test
+  void vipLeaderKilledMidBurstHandsOverWithoutADuplicate(KubeApiServer server, KubernetesClient client,
+      @TempDir Path dir) throws Exception {
+    vip(server, client, dir, 2);
+  }
+
+  private void vip(KubeApiServer server, KubernetesClient client, Path dir, int replicas) throws Exception {
+    String group = "crash-vips";
+    GenericKubernetesResource g = new GenericKubernetesResource();
+    g.setApiVersion("paas.org/v1");
+    g.setKind("IPGroup");
+    g.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(group).build());
+    g.setAdditionalProperty("spec", Map.of("segment", "203.0.113.0/24"));
+    client.resource(g).create();
+    String ns = client.getNamespace();
+    int count = 120;
+    try {
+      RunResult r = crashRun(server, client, dir, "vip", replicas, count, i -> client.services().inNamespace(ns)
+          .resource(new ServiceBuilder().withNewMetadata().withName("crash-" + i).endMetadata().withNewSpec()
+              .withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
+              .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create(),
+          () -> {
+            Map<String, List<String>> shown = new HashMap<>();
+            for (Service s : client.services().inNamespace(ns).list().getItems()) {
+              if (s.getStatus() != null && s.getStatus().getLoadBalancer() != null
+                  && s.getStatus().getLoadBalancer().getIngress() != null) {
+                s.getStatus().getLoadBalancer().getIngress().stream().map(LoadBalancerIngress::getIp)
+                    .forEach(ip -> shown.computeIfAbsent(s.getMetadata().getName(), k -> new ArrayList<>()).add(ip));
+              }
+            }
+            return shown;
+          }, ip -> ip.startsWith("203.0.113."));
+      assertClean(r);
+    } finally {
+      client.services().inNamespace(ns).delete();
+      client.resources(org.ipamoperators.vip.api.IPGroup.class).withName(group).delete();
+    }
+  }
+
+  @Test
+  void egressNamespacesSurviveSeededKillsWithoutADuplicateOrAChangedAddress(KubeApiServer server,
+      KubernetesClient client, @TempDir Path dir) throws Exception {
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("crash-w1")
+        .addToLabels("crash-zone", "a").endMetadata().build()).create();
+    EgressIPAM ipam = new EgressIPAM();
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName("crash");
+    ipam.setMetadata(meta);
+    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("198.51.100.0/24", "a", null)), "crash-zone",
+        new LabelSelectorBuilder().build(), null, null, null));
+    client.resource(ipam).create();
+    int count = 100;
+    try {
+      RunResult r = crashRun(server, client, dir, "egressip", 1, count, i -> client.namespaces().resource(
+          new NamespaceBuilder().withNewMetadata().withName("crash-ns" + i).addToLabels("burst", "crash")
+              .addToAnnotations(EgressAnnotations.EGRESSIPAM, "crash").endMetadata().build()).create(),
+          () -> {
+            Map<String, List<String>> shown = new HashMap<>();
+            for (Namespace n : client.namespaces().withLabel("burst", "crash").list().getItems()) {
+              Map<String, String> a = n.getMetadata().getAnnotations();
+              String ips = a == null ? null : a.get(EgressAnnotations.EGRESSIPS);
+              if (ips != null && !ips.isBlank()) {
+                shown.put(n.getMetadata().getName(), List.of(ips.split(",")));
+              }
+            }
+            return shown;
+          }, ip -> ip.startsWith("198.51.100."));
+      assertClean(r);
+    } finally {
+      client.resources(EgressIPAM.class).withName("crash").delete();
+      client.nodes().withName("crash-w1").delete();
+      client.namespaces().withLabel("burst", "crash").delete();
+    }
+  }
+
+  private static void assertClean(RunResult r) {
+    String what = r.toString();
+    assertThat(r.duplicatesSeen()).as("addresses seen on two owners in any snapshot: %s", what).isZero();
+    assertThat(r.changedAssignments()).as("owners whose address changed: %s", what).isZero();
+    assertThat(r.findings()).as("audit findings after convergence: %s", what).isEmpty();
+    assertThat(r.kills()).isEqualTo(KILLS);
+  }
+
+  private interface Snapshot {
+    Map<String, List<String>> read();
+  }
+
+  /**
+   * One crash run: a burst of {@code count} objects created by 4 threads while the operator is
+   * killed {@link #KILLS} times at seeded moments and restarted; a watcher takes snapshots all along.
+   */
+  private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller,
+      int replicas, int count,
+      java.util.function.IntConsumer create, Snapshot snapshot, java.util.function.Predicate<String> ours)
+      throws Exception {
+    long seed = SEED ^ controller.hashCode();
+    Random random = new Random(seed);
+    System.out.printf("[crash-run] %s replicas %d seed %d kills %d objects %d%n", controller, replicas, seed, KILLS,
+        count);
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
+    Map<String, String> firstSeen = new ConcurrentHashMap<>();
+    Set<String> duplicates = ConcurrentHashMap.newKeySet();
+    Set<String> changed = ConcurrentHashMap.newKeySet();
+    int[] snapshots = {0};
+    AtomicBoolean watching = new AtomicBoolean(true);
+    Thread watcher = new Thread(() -> {
+      while (watching.get()) {
+        try {
+          check(snapshot.read(), firstSeen, duplicates, changed);
+          snapshots[0]++;
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          return;
+        } catch (RuntimeException e) {
+          // the API server is busy: the next snapshot comes soon
+        }
+      }
+    }, "crash-run-watcher");
+    watcher.start();
+
+    Map<String, Process> running = new HashMap<>();
+    for (int i = 0; i < replicas; i++) {
+      running.put("r" + i, operator(dir, kubeconfig, client.getNamespace(), controller, replicas, "r" + i, "r" + i + "-0"));
+    }
+    ExecutorService creators = Executors.newFixedThreadPool(4);
+    for (int i = 0; i < count; i++) {
+      int n = i;
+      creators.submit(() -> create.accept(n));
+    }
+    creators.shutdown();
+    for (int k = 1; k <= KILLS; k++) {
+      // A seeded moment: a few hundred ms to a few seconds into this life of the operator.
+      Thread.sleep(300 + random.nextInt(2500));
+      String victim = replicas == 1 ? "r0" : leader(client, running.keySet());
+      Process op = running.get(victim);
+      op.destroyForcibly(); // SIGKILL: nothing in flight gets to finish
+      assertThat(op.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      running.put(victim, operator(dir, kubeconfig, client.getNamespace(), controller, replicas, victim, victim + "-" + k));
+    }
+    assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+    Instant lastStart = Instant.now();
+    await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(500))
+        .failFast(() -> running.values().stream().noneMatch(Process::isAlive))
+        .until(() -> snapshot.read().values().stream().filter(v -> !v.isEmpty()).count() == count);
+    Duration converged = Duration.between(lastStart, Instant.now());
+    watching.set(false);
+    watcher.join(5_000);
+    check(snapshot.read(), firstSeen, duplicates, changed);
+
+    // The ledger settles a moment after the last publication (released losers, late deletes).
+    List<Finding> findings = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+      ClusterFacts facts = ClusterFacts.read(client, Set.of(controller));
+      AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(),
+          new AuditOptions(Instant.now(), Duration.ZERO));
+      findings.clear();
+      report.findings().stream().filter(f -> ours.test(f.resource().value())).forEach(findings::add);
+      return findings.isEmpty();
+    });
+    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, snapshots[0], duplicates.size(), changed.size(),
+        List.copyOf(findings), converged);
+    System.out.println("[crash-run] " + r);
+    Files.writeString(dir.resolve("result.txt"), r.toString());
+    return r;
+  }
+
+  private static void check(Map<String, List<String>> shown, Map<String, String> firstSeen, Set<String> duplicates,
+      Set<String> changed) {
+    Map<String, String> holder = new HashMap<>();
+    shown.forEach((owner, ips) -> {
+      for (String ip : ips) {
+        String other = holder.putIfAbsent(ip, owner);
+        if (other != null && !other.equals(owner)) {
+          duplicates.add(ip + " on " + other + " and " + owner);
+        }
+      }
+      String joined = String.join(",", ips);
+      String before = firstSeen.putIfAbsent(owner, joined);
+      if (before != null && !before.equals(joined)) {
+        changed.add(owner + ": " + before + " -> " + joined);
+      }
+    });
+  }
+
+  /** The replica holding the Lease now (waiting for one to hold it: after a kill the standby takes a moment). */
+  private static String leader(KubernetesClient client, Set<String> replicas) {
+    String[] holder = {null};
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      var lease = client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+          .withName(OperatorCommand.DEFAULT_LEASE).get();
+      holder[0] = lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
+      return holder[0] != null && replicas.contains(holder[0]);
+    });
+    return holder[0];
+  }
+
+  private Process operator(Path dir, Path kubeconfig, String ns, String controller, int replicas, String identity,
+      String name) throws Exception {
+    assertThat(JAR).as("run `mvn package` first").exists();
+    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+        "-jar", JAR.toString(), "operator", "--controllers", controller, "--kubeconfig", kubeconfig.toString(),
+        "--http-port", Integer.toString(LoopbackPorts.freePort()), "--bind-address", "127.0.0.1",
+        "--namespace", ns));
+    if (replicas == 1) {
+      command.add("--no-leader-election");
+    } else {
+      // Short terms so that a killed leader's Lease expires within the run.
+      command.addAll(List.of("--leader-identity", identity, "--lease-duration", "4s", "--renew-deadline", "3s",
+          "--retry-period", "1s"));
+    }
+    Process p = new ProcessBuilder(command).redirectOutput(dir.resolve(name + ".out").toFile())
+        .redirectError(dir.resolve(name + ".err").toFile()).start();
+    processes.add(p);
+    return p;
+  }
+}

@@ -1,0 +1,106 @@
+package org.ipamoperators.core.audit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.longs;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** Audit properties over random worlds (QuickTheories draws the seed; a failure names it). */
+class LedgerAuditPropertiesTest {
+  private static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+
+  private record World(List<LedgerEntry> entries, List<Publication> publications) {}
+
+  private static World random(long seed) {
+    Random rnd = new Random(seed);
+    int resources = 1 + rnd.nextInt(12);
+    int owners = 1 + rnd.nextInt(5);
+    List<LedgerEntry> entries = new ArrayList<>();
+    List<Publication> pubs = new ArrayList<>();
+    for (int i = 0; i < resources; i++) {
+      Resource r = Resource.ip("198.51.100." + i);
+      int claims = rnd.nextInt(10) < 7 ? 1 : rnd.nextInt(3);
+      for (int c = 0; c < claims; c++) {
+        Instant at = rnd.nextInt(5) == 0 ? null : NOW.minusSeconds(rnd.nextInt(3600));
+        entries.add(new LedgerEntry(r, "o" + rnd.nextInt(owners), "claim-" + i + "-" + c, at, rnd.nextBoolean()));
+      }
+      int shows = rnd.nextInt(10) < 6 ? 1 : rnd.nextInt(3);
+      for (int p = 0; p < shows; p++) {
+        pubs.add(new Publication(r, "o" + rnd.nextInt(owners), "obj-" + i + "-" + p));
+      }
+    }
+    return new World(entries, pubs);
+  }
+
+  private static AuditReport audit(World w) {
+    return LedgerAudit.audit(w.entries(), w.publications(), new AuditOptions(NOW, Duration.ofMinutes(5)));
+  }
+
+  @Test
+  void aDuplicateIsReportedExactlyWhenTwoHoldersShowOneResource() {
+    qt().withExamples(500).forAll(longs().all()).checkAssert(seed -> {
+      World w = random(seed);
+      Map<Resource, Set<String>> holders = new HashMap<>();
+      w.publications().forEach(p -> holders.computeIfAbsent(p.resource(), r -> new HashSet<>()).add(p.holder()));
+      Set<Resource> expected = new HashSet<>();
+      holders.forEach((r, h) -> { if (h.size() > 1) { expected.add(r); } });
+      Set<Resource> reported = new HashSet<>();
+      audit(w).findings().stream().filter(f -> f.kind() == FindingKind.DUPLICATE).forEach(f -> reported.add(f.resource()));
+      assertThat(reported).as("seed %d", seed).isEqualTo(expected);
+    });
+  }
+
+  @Test
+  void repairsNeverTouchAPublishedResourceNorALiveOwner() {
+    qt().withExamples(500).forAll(longs().all()).checkAssert(seed -> {
+      World w = random(seed);
+      Set<Resource> published = new HashSet<>();
+      w.publications().forEach(p -> published.add(p.resource()));
+      for (Repair rep : audit(w).repairs()) {
+        assertThat(w.entries()).as("seed %d", seed).contains(rep.entry());
+        assertThat(rep.entry().ownerExists()).as("seed %d", seed).isFalse();
+        assertThat(published).as("seed %d", seed).doesNotContain(rep.entry().resource());
+      }
+    });
+  }
+
+  @Test
+  void theReportDoesNotDependOnInputOrder() {
+    qt().withExamples(300).forAll(longs().all()).checkAssert(seed -> {
+      World w = random(seed);
+      List<LedgerEntry> e = new ArrayList<>(w.entries());
+      List<Publication> p = new ArrayList<>(w.publications());
+      Collections.shuffle(e, new Random(seed + 1));
+      Collections.shuffle(p, new Random(seed + 2));
+      AuditReport a = audit(w);
+      AuditReport b = audit(new World(e, p));
+      assertThat(b.findings()).as("seed %d", seed).isEqualTo(a.findings());
+      assertThat(new HashSet<>(b.repairs())).as("seed %d", seed).isEqualTo(new HashSet<>(a.repairs()));
+    });
+  }
+
+  @Test
+  void aWorldWhereEveryClaimIsShownByItsOwnerIsClean() {
+    qt().withExamples(300).forAll(longs().all()).checkAssert(seed -> {
+      World w = random(seed);
+      Map<Resource, LedgerEntry> one = new HashMap<>();
+      w.entries().forEach(e -> one.putIfAbsent(e.resource(), e));
+      List<Publication> pubs = one.values().stream()
+          .map(e -> new Publication(e.resource(), e.owner(), "obj")).toList();
+      AuditReport report = LedgerAudit.audit(one.values(), pubs, AuditOptions.at(NOW));
+      assertThat(report.findings()).as("seed %d", seed).isEmpty();
+      assertThat(report.repairs()).as("seed %d", seed).isEmpty();
+    });
+  }
+}
