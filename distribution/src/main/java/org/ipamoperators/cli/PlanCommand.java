@@ -46,11 +46,12 @@ final class PlanCommand implements Callable<Integer> {
       return 2;
     }
     PlanResult result = IpamPlanner.plan(input);
+    var anycast = PlanReport.anycastExcluded(input);
     if (output == Format.json) {
       spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(PlanReport.json(result)));
+          .writeValueAsString(PlanReport.json(result, anycast)));
     } else {
-      spec.commandLine().getOut().print(PlanReport.text(result));
+      spec.commandLine().getOut().print(PlanReport.text(result, anycast));
     }
     spec.commandLine().getOut().flush();
     return failOnProblems && !result.clean() ? 1 : 0;

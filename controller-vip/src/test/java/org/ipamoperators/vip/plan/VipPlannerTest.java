@@ -193,7 +193,7 @@ class VipPlannerTest {
   void dualStackGetsOneAddressPerFamilyAndPreferDualStackIsQuietWithoutIpv6Pools() {
     List<GroupInfo> groups = List.of(group("ds", List.of("192.0.2.0/30", "2001:db8::/64"), null, null, null, null));
     VipPlan p = VipPlanner.plan(svc("a", null, List.of(), List.of(IpFamily.IPV6, IpFamily.IPV4)), groups, List.of(), Map.of());
-    assertThat(p.ingress()).containsExactly(Ip.parse("2001:db8::"), Ip.parse("192.0.2.1"));
+    assertThat(p.ingress()).containsExactly(Ip.parse("2001:db8::1"), Ip.parse("192.0.2.1")); // :: is anycast
     ServiceRequest prefer = new ServiceRequest("ns", "b", null, null, null, null, V4, List.of(IpFamily.IPV6));
     assertThat(VipPlanner.plan(prefer, groups, List.of(), Map.of()).ingress()).hasSize(2);
     VipPlan v4only = VipPlanner.plan(prefer, List.of(group("v4", "192.0.2.0/30", null)), List.of(), Map.of());
