@@ -166,4 +166,12 @@ class PlanCommandTest {
     assertThat(ipam("plan", "-o", "xml", "x.yaml").exit()).isEqualTo(2);
     assertThat(ipam("--help").out()).contains("plan");
   }
+
+  @Test
+  void theCommandListShowsWholeSentences() {
+    // picocli lists each subcommand with one line: it used to be "...existing claims, and prints the".
+    String help = ipam("--help").out();
+    assertThat(help).doesNotContain("and prints the")
+        .containsPattern("plan\\s+Plans a cluster described in YAML; changes nothing\\.");
+  }
 }

@@ -93,10 +93,11 @@ class KeepalivedPolicyIT {
       assertThat(e.getName()).isEqualTo("POD_IP");
       assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
     });
-    assertThat(cluster.claimsOf("g1")).anySatisfy(c -> assertThat(c.getSpec().id()).isEqualTo(p1));
+    assertThat(cluster.portClaimsOf("g1")).singleElement().satisfies(c -> assertThat(c.getSpec().id()).isEqualTo(p1));
+    assertThat(cluster.portClaimsOf("g2")).singleElement().satisfies(c -> assertThat(c.getSpec().id()).isEqualTo(p2));
     // The port goes back to the ledger with the group.
     client.resources(org.ipamoperators.keepalived.api.KeepalivedGroup.class).withName("g1").delete();
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claimsOf("g1")).isEmpty());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.allClaimsOf("g1")).isEmpty());
   }
 
   @Test
@@ -119,7 +120,7 @@ class KeepalivedPolicyIT {
     });
     cluster.awaitEvent("evil", "NotAllowed", "docker.io/attacker/rootkit:latest is not allowed", WAIT);
     assertThat(daemonSet("evil")).isNull();
-    assertThat(cluster.claimsOf("evil")).isEmpty();
+    assertThat(cluster.allClaimsOf("evil")).isEmpty();
   }
 
   @Test
@@ -132,7 +133,7 @@ class KeepalivedPolicyIT {
     await().atMost(WAIT).untilAsserted(() -> assertThat(reason("g1", "Ready")).isEqualTo("NotAllowed"));
     cluster.awaitEvent("g1", "NotAllowed", "only in namespaces [network-team]", WAIT);
     assertThat(daemonSet("g1")).isNull();
-    assertThat(cluster.claimsOf("g1")).isEmpty();
+    assertThat(cluster.allClaimsOf("g1")).isEmpty();
   }
 
   @Test
