@@ -122,10 +122,12 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     secrets = new PerResourcePollingEventSource<>(Secret.class, context,
         new PerResourcePollingConfigurationBuilder<Secret, KeepalivedGroup, String>(
             g -> {
+              // Always one entry: a Secret that goes away must change the cache (an empty result does not
+              // reliably), so its absence is a placeholder of the same name.
               try {
-                return passwordSecret(g).map(Set::of).orElse(Set.of());
+                return Set.of(passwordSecret(g).orElseGet(() -> absentSecret(g, "absent")));
               } catch (KubernetesClientException e) {
-                return Set.<Secret>of(); // the reconcile reads it again and reports why
+                return Set.of(absentSecret(g, "unreadable " + e.getCode())); // the reconcile says why
               }
             }, settings.secretPoll())
             .withName("password-secrets")
@@ -432,6 +434,12 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     String name = secretName(g);
     return name == null ? Optional.empty()
         : Optional.ofNullable(client.secrets().inNamespace(g.getMetadata().getNamespace()).withName(name).get());
+  }
+
+  private static Secret absentSecret(KeepalivedGroup g, String why) {
+    return new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata().withName(secretName(g))
+        .withNamespace(g.getMetadata().getNamespace()).withAnnotations(Map.of("ipam.ipamoperators.org/absent", why))
+        .endMetadata().build();
   }
 
   private static Optional<String> secretValue(Secret secret, String key) {

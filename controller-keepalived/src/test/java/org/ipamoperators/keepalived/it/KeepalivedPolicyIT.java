@@ -155,6 +155,39 @@ class KeepalivedPolicyIT {
   }
 
   @Test
+  void onlyTheWatchedNamespacesAreSeen() {
+    String other = "unwatched-" + Integer.toHexString(cluster.ns.hashCode() & 0xfffffff);
+    client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+        .withName(other).endMetadata().build()).create();
+    try {
+      operator = KeepalivedCluster.startOperator(server,
+          KeepalivedCluster.SETTINGS.withWatchNamespaces(Set.of(cluster.ns)));
+      cluster.node("a", "203.0.113.10");
+      var unseen = new org.ipamoperators.keepalived.api.KeepalivedGroup();
+      unseen.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("unseen")
+          .withNamespace(other).build());
+      unseen.setSpec(KeepalivedCluster.spec(cluster.ns).build());
+      client.resources(org.ipamoperators.keepalived.api.KeepalivedGroup.class).inNamespace(other).resource(unseen)
+          .create();
+      cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+      cluster.externalIps("web", "g1", "192.0.2.10");
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.condition("g1", "Ready")).isEqualTo("True");
+        assertThat(daemonSet("g1")).isNotNull();
+      });
+      var seen = client.resources(org.ipamoperators.keepalived.api.KeepalivedGroup.class).inNamespace(other)
+          .withName("unseen").get();
+      assertThat(seen).isNotNull();
+      assertThat(seen.getStatus()).isNull();
+      assertThat(seen.getMetadata().getFinalizers()).isNullOrEmpty();
+      assertThat(client.apps().daemonSets().inNamespace(other).withName("unseen").get()).isNull();
+    } finally {
+      client.resources(org.ipamoperators.keepalived.api.KeepalivedGroup.class).inNamespace(other).delete();
+      client.namespaces().withName(other).delete();
+    }
+  }
+
+  @Test
   void oneNamespaceCannotTakeMoreRouterIdsThanItsQuota() {
     operator = KeepalivedCluster.startOperator(server, KeepalivedCluster.SETTINGS.withRouterIdsPerNamespace(2));
     cluster.node("a", "203.0.113.10");
