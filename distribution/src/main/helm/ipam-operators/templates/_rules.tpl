@@ -1,4 +1,4 @@
-{{/* Exactly what each controller uses: no wildcard, no Secrets. */}}
+{{/* Exactly what each controller uses: no wildcard; Secrets only read by name (get), never listed or watched. */}}
 {{- define "ipam.rules.egressip" -}}
 # Opted-in namespaces: read their egressipam annotation, write their egressips annotation.
 - apiGroups: [""]
@@ -81,12 +81,15 @@
 
 
 {{- define "ipam.rules.keepalived" -}}
-# Annotated Services, the nodes a group selects, namespaces a group admits, and the password Secret
-# a group's passwordAuth names: read only. (Secrets: the old operator's passwordAuth reads a Secret in
-# the group's namespace, which may be any namespace.)
+# Annotated Services, the nodes a group selects, namespaces a group admits: read only.
 - apiGroups: [""]
-  resources: [services, nodes, namespaces, secrets]
+  resources: [services, nodes, namespaces]
   verbs: [get, list, watch]
+# The password Secret a group's passwordAuth names, in the group's namespace: read by name (get), and
+# read again every few seconds for a rotation. No list, no watch: no other Secret reaches the operator.
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get]
 # Per group: a ConfigMap with each node's keepalived.conf and the DaemonSet that runs keepalived.
 - apiGroups: [""]
   resources: [configmaps]

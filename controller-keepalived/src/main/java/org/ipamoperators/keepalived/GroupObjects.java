@@ -41,6 +41,7 @@ final class GroupObjects {
   static final String CONFIG_SOURCE_DIR = "/etc/keepalived/nodes";
   static final String CONFIG_FILE = "/run/keepalived/config/keepalived.conf";
   static final String PID_FILE = "/run/keepalived/pid/keepalived.pid";
+  /** The first port of the default metrics-port range; each group gets one of its own ({@link MetricsPorts}). */
   static final int METRICS_PORT = 9650;
 
   private GroupObjects() {}
@@ -62,6 +63,14 @@ final class GroupObjects {
   }
 
   static DaemonSet daemonSet(KeepalivedGroup g, KeepalivedSettings settings) {
+    return daemonSet(g, settings, METRICS_PORT);
+  }
+
+  /**
+   * @param metricsPort the group's own host port for {@code /metrics}, served on the pod's (the node's) address
+   *     only, not on every interface; null for no metrics
+   */
+  static DaemonSet daemonSet(KeepalivedGroup g, KeepalivedSettings settings, Integer metricsPort) {
     KeepalivedGroupSpec spec = g.getSpec();
     String name = g.getMetadata().getName();
     String image = spec.image() == null || spec.image().isBlank() ? settings.keepalivedImage() : spec.image().trim();
@@ -75,7 +84,10 @@ final class GroupObjects {
     setupArgs.add("--once");
     List<String> watchArgs = new ArrayList<>(reloaderArgs);
     watchArgs.add("--pid-file=" + PID_FILE);
-    watchArgs.add("--metrics-port=" + METRICS_PORT);
+    if (metricsPort != null) {
+      watchArgs.add("--metrics-port=" + metricsPort);
+      watchArgs.add("--bind-address=$(POD_IP)");
+    }
 
     EnvVar nodeName = new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef()
         .withFieldPath("spec.nodeName").endFieldRef().endValueFrom().build();
@@ -94,11 +106,18 @@ final class GroupObjects {
         .withVolumeMounts(config, pid)
         .withNewSecurityContext().withRunAsUser(0L).withNewCapabilities()
         .withAdd("NET_ADMIN", "NET_BROADCAST", "NET_RAW").endCapabilities().endSecurityContext().build();
-    Container reloader = new ContainerBuilder().withName("config-reloader").withImage(settings.reloaderImage())
-        .withCommand("ipam").withArgs(watchArgs).withEnv(nodeName).withVolumeMounts(source, config, pid)
-        .addNewPort().withName("metrics").withContainerPort(METRICS_PORT).withProtocol("TCP").endPort()
+    EnvVar podIp = new EnvVarBuilder().withName("POD_IP").withNewValueFrom().withNewFieldRef()
+        .withFieldPath("status.podIP").endFieldRef().endValueFrom().build();
+    ContainerBuilder reloaderBuilder = new ContainerBuilder().withName("config-reloader")
+        .withImage(settings.reloaderImage()).withCommand("ipam").withArgs(watchArgs)
+        .withEnv(metricsPort == null ? List.of(nodeName) : List.of(nodeName, podIp))
+        .withVolumeMounts(source, config, pid)
         .withNewSecurityContext().withRunAsUser(0L).withNewCapabilities().withAdd("KILL").endCapabilities()
-        .endSecurityContext().build();
+        .endSecurityContext();
+    if (metricsPort != null) {
+      reloaderBuilder.addNewPort().withName("metrics").withContainerPort(metricsPort).withProtocol("TCP").endPort();
+    }
+    Container reloader = reloaderBuilder.build();
 
     Map<String, String> podAnnotations = spec.daemonsetPodAnnotations() == null ? Map.of()
         : new TreeMap<>(spec.daemonsetPodAnnotations());

@@ -9,13 +9,21 @@ public final class KeepalivedControllers {
   private KeepalivedControllers() {}
 
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    register(operator, client, registry, KeepalivedSettings.fromEnvironment());
+    register(operator, client, registry, KeepalivedSettings.defaults());
   }
 
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry,
       KeepalivedSettings settings) {
-    operator.register(new KeepalivedGroupReconciler(client, settings, registry));
-    operator.register(new ServiceAttachmentReconciler(client));
+    var namespaces = settings.watchNamespaces();
+    if (namespaces.isEmpty()) {
+      operator.register(new KeepalivedGroupReconciler(client, settings, registry));
+      operator.register(new ServiceAttachmentReconciler(client));
+    } else {
+      // Groups and Services only of these namespaces (their informers follow); Nodes, Namespaces and claims are
+      // cluster-scoped.
+      operator.register(new KeepalivedGroupReconciler(client, settings, registry), o -> o.settingNamespaces(namespaces));
+      operator.register(new ServiceAttachmentReconciler(client), o -> o.settingNamespaces(namespaces));
+    }
     operator.register(new OrphanRouterIdReconciler(client));
   }
 }

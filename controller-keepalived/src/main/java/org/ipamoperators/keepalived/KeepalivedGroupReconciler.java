@@ -25,6 +25,8 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import io.javaoperatorsdk.operator.processing.event.source.polling.PerResourcePollingConfigurationBuilder;
+import io.javaoperatorsdk.operator.processing.event.source.polling.PerResourcePollingEventSource;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,12 +87,13 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
   private final KubernetesClient client;
   private final KeepalivedSettings settings;
   private final RouterIds routerIds;
+  private final MetricsPorts metricsPorts;
   private final EventRecorder events;
   private final KeepalivedMetrics metrics;
 
   private InformerEventSource<Service, KeepalivedGroup> services;
   private InformerEventSource<Node, KeepalivedGroup> nodes;
-  private InformerEventSource<Secret, KeepalivedGroup> secrets;
+  private PerResourcePollingEventSource<Secret, KeepalivedGroup, String> secrets;
   private InformerEventSource<Namespace, KeepalivedGroup> namespaces;
   private InformerEventSource<ConfigMap, KeepalivedGroup> configMaps;
 
@@ -98,7 +101,9 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
       io.micrometer.core.instrument.MeterRegistry registry) {
     this.client = client;
     this.settings = settings;
-    this.routerIds = new RouterIds(new ClusterIdLedger(client), settings.routerIdGrace(), java.time.Clock.systemUTC());
+    ClusterIdLedger ledger = new ClusterIdLedger(client);
+    this.routerIds = new RouterIds(ledger, settings.routerIdGrace(), java.time.Clock.systemUTC());
+    this.metricsPorts = new MetricsPorts(ledger, settings.metricsPorts());
     this.events = new EventRecorder(client, "keepalived-controller");
     this.metrics = new KeepalivedMetrics(registry);
   }
@@ -112,10 +117,22 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, KeepalivedGroup.class)
         .withOnUpdateFilter(GroupNodes::relevantChange)
         .withSecondaryToPrimaryMapper(n -> all(context)).build(), context);
-    secrets = new InformerEventSource<>(InformerEventSourceConfiguration.from(Secret.class, KeepalivedGroup.class)
-        .withSecondaryToPrimaryMapper(s -> groups(context, g -> g.getSpec() != null && g.getSpec().passwordAuth() != null
-            && g.getMetadata().getNamespace().equals(s.getMetadata().getNamespace())
-            && s.getMetadata().getName().equals(g.getSpec().passwordAuth().secretRef().name()))).build(), context);
+    // The password Secret a group names, read by name (the operator may neither list nor watch Secrets, so no other
+    // Secret ever reaches its memory) and read again every secretPoll to notice a rotation.
+    secrets = new PerResourcePollingEventSource<>(Secret.class, context,
+        new PerResourcePollingConfigurationBuilder<Secret, KeepalivedGroup, String>(
+            g -> {
+              // Always one entry: a Secret that goes away must change the cache (an empty result does not
+              // reliably), so its absence is a placeholder of the same name.
+              try {
+                return Set.of(passwordSecret(g).orElseGet(() -> absentSecret(g, "absent")));
+              } catch (KubernetesClientException e) {
+                return Set.of(absentSecret(g, "unreadable " + e.getCode())); // the reconcile says why
+              }
+            }, settings.secretPoll())
+            .withName("password-secrets")
+            .withRegisterPredicate(g -> secretName(g) != null)
+            .withResourceIDMapper(s -> s.getMetadata().getName()).build());
     namespaces = new InformerEventSource<>(InformerEventSourceConfiguration.from(Namespace.class, KeepalivedGroup.class)
         .withOnUpdateFilter((n, o) -> !Objects.equals(n.getMetadata().getLabels(), o.getMetadata().getLabels()))
         .withSecondaryToPrimaryMapper(n -> groups(context, g -> g.getSpec() != null
@@ -190,14 +207,30 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     Long generation = group.getMetadata().getGeneration();
     List<Condition> conditions = old == null ? null : old.conditions();
 
+    Optional<String> refused = GroupPolicy.refusal(group, settings);
+    if (refused.isPresent()) {
+      return keepRunningConfig(group, conditions, generation, GroupPolicy.REASON, refused.get());
+    }
+
     Optional<String> password = Optional.empty();
     if (spec != null && spec.passwordAuth() != null) {
       Optional<String> problem = Optional.empty();
-      String secretName = spec.passwordAuth().secretRef() == null ? null : spec.passwordAuth().secretRef().name();
-      Secret secret = secretName == null ? null
-          : secrets.get(new ResourceID(secretName, group.getMetadata().getNamespace())).orElse(null);
+      String secretName = secretName(group);
+      Secret secret;
+      try {
+        secret = passwordSecret(group).orElse(null);
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 403) {
+          throw e; // transient: retried
+        }
+        secret = null;
+        problem = Optional.of("Secret " + secretName + " of passwordAuth cannot be read (403): the operator reads"
+            + " Secrets only in the namespaces it watches");
+      }
       String key = spec.passwordAuth().keyOrDefault();
-      if (secret == null) {
+      if (problem.isPresent()) {
+        // reported below
+      } else if (secret == null) {
         problem = Optional.of("Secret " + secretName + " of passwordAuth does not exist");
       } else {
         password = secretValue(secret, key);
@@ -252,7 +285,7 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
         group.getMetadata().getUid());
     IdSpace space = RouterIds.space(spec.routerIdSpaceOrDefault());
     RouterIds.Result ids = routerIds.sync(owner, space, plan.routerIdKeys(), new HashSet<>(spec.blacklistOrEmpty()),
-        old == null || old.routerIDs() == null ? Map.of() : old.routerIDs());
+        old == null || old.routerIDs() == null ? Map.of() : old.routerIDs(), settings.routerIdsPerNamespace());
     for (String moved : ids.moved()) {
       events.normal(group, "RouterIDMoved", "the router id of " + moved + " is blacklisted now: "
           + (ids.ids().containsKey(moved) ? "it moves to " + ids.ids().get(moved) : "no other id is free"));
@@ -285,11 +318,15 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
       events.normal(group, "ConfigNotice", n.toString());
     }
 
+    MetricsPorts.Port metricsPort = metricsPorts.sync(owner);
+    if (metricsPort.problem() != null) {
+      events.warning(group, "NoMetricsPort", metricsPort.problem());
+    }
     boolean podMonitor;
     try {
       applyConfigMap(group, configs);
-      apply(GroupObjects.daemonSet(group, settings));
-      podMonitor = podMonitorServed();
+      apply(GroupObjects.daemonSet(group, settings, metricsPort.port()));
+      podMonitor = metricsPort.port() != null && podMonitorServed();
       if (podMonitor) {
         applyPodMonitor(group);
       }
@@ -305,12 +342,15 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     long vipCount = assembly.model().instances().stream().mapToLong(i -> i.vips().size()).sum();
     conditions = Conditions.set(conditions, COND_READY, true, "Reconciled", attached.size() + " services, "
         + assembly.model().instances().size() + " VRRP instances, " + groupNodes.size() + " nodes"
+        + (metricsPort.port() != null ? ", metrics on port " + metricsPort.port() : ", no metrics port free")
         + (podMonitor ? ", PodMonitor" : ""), generation);
     conditions = Conditions.set(conditions, COND_EXHAUSTED, !ids.exhausted().isEmpty(),
-        ids.exhausted().isEmpty() ? "RouterIDsAvailable" : "NoFreeRouterID",
+        ids.exhausted().isEmpty() ? "RouterIDsAvailable" : ids.quotaReached() ? "NamespaceQuotaReached" : "NoFreeRouterID",
         ids.exhausted().isEmpty() ? "every instance has a router id" : ids.exhausted().size()
-            + " instances have no router id in space " + space.name() + " (its ids are taken or blacklisted): "
-            + first(ids.exhausted()), generation);
+            + " instances have no router id in space " + space.name() + (ids.quotaReached()
+                ? " (the groups of namespace " + group.getMetadata().getNamespace() + " hold the "
+                    + settings.routerIdsPerNamespace() + " ids the operator allows a namespace): "
+                : " (its ids are taken or blacklisted): ") + first(ids.exhausted()), generation);
     conditions = Conditions.set(conditions, COND_SERVICE_PROBLEMS, !troubled.isEmpty(),
         troubled.isEmpty() ? "AllAnnounced" : "ServicesNotAnnounced",
         troubled.isEmpty() ? "every attached service is announced" : troubled.size()
@@ -382,6 +422,24 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     Map<String, String> labels = ns == null || ns.getMetadata().getLabels() == null ? Map.of()
         : ns.getMetadata().getLabels();
     return LabelSelectors.matches(spec.namespaceSelector(), labels);
+  }
+
+  private static String secretName(KeepalivedGroup g) {
+    return g.getSpec() == null || g.getSpec().passwordAuth() == null || g.getSpec().passwordAuth().secretRef() == null
+        ? null : g.getSpec().passwordAuth().secretRef().name();
+  }
+
+  /** The group's password Secret, read by name from the API server (never from a cache of every Secret). */
+  private Optional<Secret> passwordSecret(KeepalivedGroup g) {
+    String name = secretName(g);
+    return name == null ? Optional.empty()
+        : Optional.ofNullable(client.secrets().inNamespace(g.getMetadata().getNamespace()).withName(name).get());
+  }
+
+  private static Secret absentSecret(KeepalivedGroup g, String why) {
+    return new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata().withName(secretName(g))
+        .withNamespace(g.getMetadata().getNamespace()).withAnnotations(Map.of("ipam.ipamoperators.org/absent", why))
+        .endMetadata().build();
   }
 
   private static Optional<String> secretValue(Secret secret, String key) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -27,9 +28,11 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
  */
 final class RouterIds {
   static final String CONTROLLER = "keepalived";
+  static final String VRRP_SPACE_PREFIX = "vrrp-";
 
   /** The outcome: the ids by key, keys without one (none free), and moves to report. */
-  record Result(SortedMap<String, Integer> ids, SortedSet<String> exhausted, List<String> moved, boolean retiring) {}
+  record Result(SortedMap<String, Integer> ids, SortedSet<String> exhausted, List<String> moved, boolean retiring,
+      boolean quotaReached) {}
 
   private final ClusterIdLedger ledger;
   private final java.time.Duration grace;
@@ -51,9 +54,18 @@ final class RouterIds {
 
   Result sync(ClaimOwner owner, IdSpace space, SortedSet<String> wanted, Set<Integer> blacklist,
       Map<String, Integer> recorded) {
-    // Claims left in another space (the group's routerIDSpace changed) are released.
+    return sync(owner, space, wanted, blacklist, recorded, 0);
+  }
+
+  /**
+   * @param namespaceQuota how many ids of the space the groups of the owner's namespace may hold together (held,
+   *     retiring and new ones); 0 for no limit
+   */
+  Result sync(ClaimOwner owner, IdSpace space, SortedSet<String> wanted, Set<Integer> blacklist,
+      Map<String, Integer> recorded, int namespaceQuota) {
+    // Claims left in another router-id space (the group's routerIDSpace changed) are released.
     for (IDClaim c : ledger.claimsOf(owner)) {
-      if (!space.name().equals(c.getSpec().space())) {
+      if (!space.name().equals(c.getSpec().space()) && c.getSpec().space().startsWith(VRRP_SPACE_PREFIX)) {
         ledger.release(c.getMetadata().getName(), owner);
       }
     }
@@ -62,10 +74,14 @@ final class RouterIds {
     List<String> moved = new ArrayList<>();
     Set<Integer> taken = new HashSet<>();
     boolean retiring = false;
+    int heldByNamespace = 0; // by the other groups of the owner's namespace
     for (IDClaim c : all) {
       int id = c.getSpec().id();
       if (!owner.sameAs(c.getSpec().owner())) {
         taken.add(id);
+        if (c.getSpec().owner() != null && Objects.equals(owner.namespace(), c.getSpec().owner().namespace())) {
+          heldByNamespace++;
+        }
         continue;
       }
       String key = c.getSpec().purpose();
@@ -101,8 +117,17 @@ final class RouterIds {
     SortedSet<String> exhausted = new TreeSet<>();
     Set<Integer> skip = new HashSet<>(blacklist);
     skip.addAll(taken);
+    // Ours counts too: held, retiring (in taken, not in ids) and every new one.
+    long ownHeld = all.stream().filter(c -> owner.sameAs(c.getSpec().owner())
+        && (ids.containsValue(c.getSpec().id()) || taken.contains(c.getSpec().id()))).count();
+    boolean quotaReached = false;
     for (String key : wanted) {
       if (ids.containsKey(key)) {
+        continue;
+      }
+      if (namespaceQuota > 0 && heldByNamespace + ownHeld >= namespaceQuota) {
+        exhausted.add(key);
+        quotaReached = true;
         continue;
       }
       Integer before = recorded.get(key);
@@ -110,6 +135,7 @@ final class RouterIds {
           && ledger.claim(space, before, key, owner).ours()) {
         ids.put(key, before);
         skip.add(before);
+        ownHeld++;
         continue;
       }
       if (skip.size() >= space.size()) {
@@ -121,6 +147,7 @@ final class RouterIds {
       if (r.ours()) {
         ids.put(key, r.id().getAsInt());
         skip.add(r.id().getAsInt());
+        ownHeld++;
       } else {
         exhausted.add(key);
         for (int id = space.min(); id <= space.max(); id++) {
@@ -128,7 +155,7 @@ final class RouterIds {
         }
       }
     }
-    return new Result(ids, exhausted, moved, retiring);
+    return new Result(ids, exhausted, moved, retiring, quotaReached);
   }
 
   /** Releases every id the owner holds, in any space. */

@@ -65,7 +65,8 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
   @Option(names = "--metrics-port", description = "serve /metrics, /healthz and /readyz on this port")
   Integer metricsPort;
 
-  @Option(names = "--bind-address", defaultValue = "0.0.0.0", description = "for --metrics-port")
+  @Option(names = "--bind-address", defaultValue = "0.0.0.0",
+      description = "address --metrics-port listens on (the DaemonSet passes the pod's address; default: ${DEFAULT-VALUE})")
   String bindAddress;
 
   private final AtomicBoolean stop = new AtomicBoolean();

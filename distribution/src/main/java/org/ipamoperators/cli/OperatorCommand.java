@@ -60,6 +60,7 @@ import org.ipamoperators.cli.ProbeServer.Probe;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -156,6 +157,12 @@ final class OperatorCommand implements Callable<Integer> {
       description = "time between two audits (default: ${DEFAULT-VALUE})")
   Duration auditInterval;
 
+  @Mixin
+  KeepalivedOptions keepalivedOptions = new KeepalivedOptions();
+
+  @Mixin
+  ControllerEnvironmentOptions environmentOptions = new ControllerEnvironmentOptions();
+
   /** Candidates for --controllers in the help. */
   static final class ControllerNames implements Iterable<String> {
     @Override
@@ -181,6 +188,7 @@ final class OperatorCommand implements Callable<Integer> {
   private volatile PrometheusMeterRegistry registry;
   private volatile org.ipamoperators.cli.audit.AuditLoop auditLoop;
   private volatile JvmGcMetrics gcMetrics;
+  private OperatorControllers.Settings settings;
 
   @Override
   public Integer call() {
@@ -188,10 +196,15 @@ final class OperatorCommand implements Callable<Integer> {
     List<Controller> selected;
     try {
       selected = selectControllers();
+      settings = new OperatorControllers.Settings(keepalivedOptions.settings());
     } catch (StartFailure e) {
       err.println("ipam operator: " + e.getMessage());
       err.flush();
       return e.exitCode();
+    } catch (IllegalArgumentException | picocli.CommandLine.TypeConversionException e) {
+      err.println("ipam operator: " + e.getMessage());
+      err.flush();
+      return 2;
     }
     Thread hook = new Thread(this::onShutdownSignal, "ipam-operator-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -276,12 +289,18 @@ final class OperatorCommand implements Callable<Integer> {
       LOG.info("stop signal received: stopping");
     }
     requestStop(0);
+    boolean done = false;
     try {
       // The JVM halts when this hook returns: let the command finish its teardown first.
-      finished.await(terminationTimeout.toMillis() + 15_000, TimeUnit.MILLISECONDS);
+      done = finished.await(terminationTimeout.toMillis() + 15_000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    // A JVM ended by a signal exits 128 + the signal (143 for SIGTERM) even after a clean stop; the help
+    // promises 0 for a stop on request, so the exit status is set here, as the command would have.
+    Integer code = exitCode.get();
+    System.err.flush();
+    Runtime.getRuntime().halt(!done ? 1 : code == null ? 0 : code);
   }
 
   private List<Controller> selectControllers() throws StartFailure {
@@ -366,8 +385,9 @@ final class OperatorCommand implements Callable<Integer> {
     }
     client = new KubernetesClientBuilder().withConfig(config).build();
     Operator op = new Operator(this::configure);
+    environmentOptions.apply();
     for (Controller c : selected) {
-      c.registrar().register(op, client, registry);
+      c.registrar().register(op, client, registry, settings);
     }
     operator = op;
     try {

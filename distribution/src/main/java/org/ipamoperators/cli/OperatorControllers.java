@@ -16,6 +16,7 @@ import org.ipamoperators.eip.EipControllers;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.keepalived.KeepalivedControllers;
+import org.ipamoperators.keepalived.KeepalivedSettings;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.vip.VipControllers;
 import org.ipamoperators.vip.api.IPGroup;
@@ -28,7 +29,14 @@ final class OperatorControllers {
 
   /** Registers one controller's reconcilers on an operator. */
   interface Registrar {
-    void register(Operator operator, KubernetesClient client, MeterRegistry registry);
+    void register(Operator operator, KubernetesClient client, MeterRegistry registry, Settings settings);
+  }
+
+  /** The controllers' settings from {@code ipam operator}'s options. */
+  record Settings(KeepalivedSettings keepalived) {
+    static Settings defaults() {
+      return new Settings(KeepalivedSettings.defaults());
+    }
   }
 
   record Controller(String name, String description, List<RequiredCrd> crds, Registrar registrar) {}
@@ -52,16 +60,17 @@ final class OperatorControllers {
   static {
     add(new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
         List.of(IPCLAIMS, EGRESSIPAMS),
-        EgressIPControllers::register));
+        (op, client, registry, settings) -> EgressIPControllers.register(op, client, registry)));
     add(new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
         List.of(IPCLAIMS, IPGROUPS),
-        VipControllers::register));
+        (op, client, registry, settings) -> VipControllers.register(op, client, registry)));
     add(new Controller("keepalived", "KeepalivedGroup: keepalived DaemonSets that announce Service VIPs over VRRP",
         List.of(IDCLAIMS, KEEPALIVEDGROUPS),
-        KeepalivedControllers::register));
+        (op, client, registry, settings) -> KeepalivedControllers.register(op, client, registry,
+            settings.keepalived())));
     add(new Controller("eip", "Eip: AWS Elastic IPs for pods and nodes (k8s-eip-operator's API)",
         List.of(IPCLAIMS, EIPS),
-        EipControllers::register));
+        (op, client, registry, settings) -> EipControllers.register(op, client, registry)));
   }
 
   private OperatorControllers() {

@@ -15,6 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code ipam plan FILE}: what the operators would allocate and place for a described cluster. */
 @Command(name = "plan", mixinStandardHelpOptions = true,
+    // The command list of `ipam --help` shows the header's first line (else a cut-off description line).
+    header = "Plans a cluster described in YAML; changes nothing.",
     description = {
         "Reads a YAML description of pools, nodes, claimants and existing claims, and prints the",
         "allocations, the placement on nodes, the changes from today's state, and every",
@@ -46,11 +48,12 @@ final class PlanCommand implements Callable<Integer> {
       return 2;
     }
     PlanResult result = IpamPlanner.plan(input);
+    var anycast = PlanReport.anycastExcluded(input);
     if (output == Format.json) {
       spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(PlanReport.json(result)));
+          .writeValueAsString(PlanReport.json(result, anycast)));
     } else {
-      spec.commandLine().getOut().print(PlanReport.text(result));
+      spec.commandLine().getOut().print(PlanReport.text(result, anycast));
     }
     spec.commandLine().getOut().flush();
     return failOnProblems && !result.clean() ? 1 : 0;

@@ -1,14 +1,19 @@
 package org.ipamoperators.cli;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpFamily;
 import org.ipamoperators.core.placement.Change;
 import org.ipamoperators.core.placement.GroupHeadroom;
 import org.ipamoperators.core.placement.Unplaceable;
+import org.ipamoperators.core.plan.PlanInput;
 import org.ipamoperators.core.plan.PlanResult;
+import org.ipamoperators.core.plan.PoolDefinition;
+import org.ipamoperators.core.pool.Pool;
 
 /** Renders a {@link PlanResult} for people (aligned text) or for scripts (a JSON-ready tree). */
 final class PlanReport {
@@ -37,7 +42,28 @@ final class PlanReport {
     return m;
   }
 
+  /**
+   * Per pool and family, how many IPv6 anycast addresses (Subnet-Router, RFC 2526) the capacity
+   * leaves out, so that a /64's capacity of 2^64-257 explains itself.
+   */
+  static Map<String, BigInteger> anycastExcluded(PlanInput input) {
+    Map<String, BigInteger> out = new LinkedHashMap<>();
+    for (PoolDefinition d : input.pools()) {
+      if (Pool.validate(d.name(), d.ranges(), d.reserved()).isEmpty()) {
+        BigInteger n = Pool.of(d.name(), d.ranges(), d.reserved()).protocolReservedCount(IpFamily.IPV6);
+        if (n.signum() > 0) {
+          out.put(d.name(), n);
+        }
+      }
+    }
+    return out;
+  }
+
   static Map<String, Object> json(PlanResult r) {
+    return json(r, Map.of());
+  }
+
+  static Map<String, Object> json(PlanResult r, Map<String, BigInteger> anycast) {
     Map<String, Object> root = new LinkedHashMap<>();
     List<Map<String, Object>> pools = new ArrayList<>();
     r.usage().forEach(u -> {
@@ -47,6 +73,9 @@ final class PlanReport {
       m.put("capacity", u.capacity());
       m.put("allocated", u.allocated());
       m.put("free", u.free());
+      if (u.family() == IpFamily.IPV6 && anycast.containsKey(u.pool())) {
+        m.put("anycastExcluded", anycast.get(u.pool()));
+      }
       pools.add(m);
     });
     root.put("pools", pools);
@@ -102,10 +131,16 @@ final class PlanReport {
   }
 
   static String text(PlanResult r) {
+    return text(r, Map.of());
+  }
+
+  static String text(PlanResult r, Map<String, BigInteger> anycast) {
     StringBuilder b = new StringBuilder();
     b.append("Pools\n");
-    r.usage().forEach(u -> b.append(String.format("  %-16s %-5s capacity %-22s allocated %-8s free %s%n",
-        u.pool(), u.family().kubernetesName(), u.capacity(), u.allocated(), u.free())));
+    r.usage().forEach(u -> b.append(String.format("  %-16s %-5s capacity %-22s allocated %-8s free %s%s%n",
+        u.pool(), u.family().kubernetesName(), u.capacity(), u.allocated(), u.free(),
+        u.family() == IpFamily.IPV6 && anycast.containsKey(u.pool())
+            ? " (" + anycast.get(u.pool()) + " anycast addresses left out: Subnet-Router, RFC 2526)" : "")));
     b.append("\nAllocations\n");
     if (r.allocations().isEmpty()) {
       b.append("  (none)\n");

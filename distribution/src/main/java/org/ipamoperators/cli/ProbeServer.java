@@ -56,8 +56,11 @@ final class ProbeServer implements AutoCloseable {
     server.createContext("/", exchange -> {
       try (exchange) {
         handle(exchange, liveness, readiness, metrics);
-      } catch (RuntimeException | IOException e) {
-        LOG.debug("HTTP request {} failed", exchange.getRequestURI(), e);
+      } catch (IOException e) {
+        LOG.debug("HTTP request {} failed", exchange.getRequestURI(), e); // the client went away
+      } catch (RuntimeException e) {
+        // A failing probe or scrape is ours to fix: never hidden at DEBUG.
+        LOG.warn("HTTP request {} failed: {}", exchange.getRequestURI(), e.toString(), e);
       }
     });
     server.start();

@@ -105,6 +105,38 @@ class HelmChartTest {
   }
 
   @Test
+  void theKeepalivedTrustBoundaryReachesTheOperatorsArguments() {
+    List<HasMetadata> plain = objects(template().set("controllers.egressip.enabled", false)
+        .set("controllers.keepalived.enabled", true));
+    assertThat(Manifests.operatorArgs(Manifests.one(plain, Deployment.class)))
+        .noneMatch(a -> a.startsWith("--keepalived-"));
+    List<HasMetadata> objects = objects(template().set("controllers.egressip.enabled", false)
+        .set("controllers.keepalived.enabled", true)
+        .set("controllers.keepalived.trust.allowedImages[0]", "mirror.example/keepalived:*")
+        .set("controllers.keepalived.trust.allowedImages[1]", "x/y:1")
+        .set("controllers.keepalived.trust.allowedNamespaces[0]", "network")
+        .set("controllers.keepalived.trust.watchNamespaces[0]", "network")
+        .set("controllers.keepalived.trust.routerIdsPerNamespace", 32)
+        .set("controllers.keepalived.trust.allowGroupPrograms", true)
+        .set("controllers.keepalived.trust.metricsPorts", "19650-19700"));
+    List<String> args = Manifests.operatorArgs(Manifests.one(objects, Deployment.class));
+    assertThat(args).contains("--keepalived-allowed-images=mirror.example/keepalived:*,x/y:1",
+        "--keepalived-allowed-namespaces=network", "--keepalived-namespaces=network",
+        "--keepalived-router-ids-per-namespace=32", "--keepalived-allow-group-programs",
+        "--keepalived-metrics-ports=19650-19700");
+    // and the command accepts them
+    OperatorCommand cmd = new OperatorCommand();
+    new picocli.CommandLine(cmd).parseArgs(args.subList(1, args.size()).toArray(String[]::new));
+    var settings = cmd.keepalivedOptions.settings();
+    assertThat(settings.routerIdsPerNamespace()).isEqualTo(32);
+    assertThat(settings.metricsPorts().min()).isEqualTo(19650);
+    assertThat(settings.imageAllowed("mirror.example/keepalived:2.2")).isTrue();
+    assertThat(settings.watchNamespaces()).containsExactly("network");
+    assertThatThrownBy(() -> template().set("controllers.keepalived.trust.routerIdsPerNamespace", 300).call())
+        .hasMessageContaining("routerIdsPerNamespace");
+  }
+
+  @Test
   void withoutLeaderElectionThereIsNoLeaseRole() {
     List<HasMetadata> objects = objects(template().set("leaderElection.enabled", false).set("replicas", 1));
     assertThat(Manifests.ofType(objects, Role.class)).noneMatch(r -> r.getMetadata().getName().endsWith("-leader-election"))

@@ -68,7 +68,7 @@ class ManifestsTest {
           Map.entry("/services", READ),
           Map.entry("/nodes", READ),
           Map.entry("/namespaces", READ),
-          Map.entry("/secrets", READ),
+          Map.entry("/secrets", List.of("get")),
           Map.entry("/configmaps", List.of("create", "get", "list", "patch", "update", "watch")),
           Map.entry("apps/daemonsets", List.of("create", "get", "list", "patch", "update", "watch")),
           Map.entry("/events", List.of("create", "get", "update")),
@@ -89,10 +89,11 @@ class ManifestsTest {
           Map.entry("materialize.cloud/eips/status", List.of("get", "patch", "update"))));
 
   /**
-   * Who reads Secrets, read only: keepalived the password a KeepalivedGroup's passwordAuth names;
-   * egressip the old operator's AWS credentials, by name, in its own namespace.
+   * Who reads Secrets, by name only (get; no list or watch, which would hand every Secret to the
+   * operator): keepalived the password a KeepalivedGroup's passwordAuth names; egressip the old
+   * operator's AWS credentials, in its own namespace.
    */
-  private static final Map<String, List<String>> SECRET_READERS = Map.of("keepalived", READ, "egressip",
+  private static final Map<String, List<String>> SECRET_READERS = Map.of("keepalived", List.of("get"), "egressip",
       List.of("get"));
 
   /** The namespaced rules besides leader election: exactly these, in the operator's namespace. */

@@ -153,6 +153,40 @@ class OperatorCommandTest {
   }
 
   @Test
+  void settingsOnceReadFromTheEnvironmentAreOptionsInTheHelp() {
+    String help = ipam("operator", "--help").out();
+    assertThat(help).contains("--keepalived-image", "IPAM_KEEPALIVED_IMAGE", "--keepalived-reloader-image",
+        "--keepalived-router-id-grace-seconds", "--keepalived-allowed-images", "--keepalived-allowed-namespaces",
+        "--keepalived-namespaces", "--keepalived-router-ids-per-namespace", "--keepalived-allow-group-programs",
+        "--keepalived-metrics-ports", "--keepalived-secret-poll", "--platform", "IPAM_PLATFORM", "--aws-region",
+        "--aws-endpoint", "--operator-namespace", "--egressip-writers", "--vip-handle-unclassed");
+    var k = parsed("operator", "--controllers", "keepalived").keepalivedOptions.settings();
+    assertThat(k.keepalivedImage()).isEqualTo(System.getenv().getOrDefault("IPAM_KEEPALIVED_IMAGE",
+        "ipam-operators/keepalived:0.1.0"));
+    assertThat(k.metricsPorts().min()).isEqualTo(9650);
+    assertThat(k.metricsPorts().max()).isEqualTo(9899);
+    assertThat(k.allowedImages()).isEmpty();
+    assertThat(k.routerIdsPerNamespace()).isZero();
+    assertThat(k.allowGroupPrograms()).isFalse();
+    var set = parsed("operator", "--controllers", "keepalived", "--keepalived-allowed-images", "a/b:*,c/d:1",
+        "--keepalived-router-ids-per-namespace", "10", "--keepalived-allow-group-programs",
+        "--keepalived-router-id-grace-seconds", "0").keepalivedOptions.settings();
+    assertThat(set.allowedImages()).containsExactly("a/b:*", "c/d:1");
+    assertThat(set.routerIdsPerNamespace()).isEqualTo(10);
+    assertThat(set.allowGroupPrograms()).isTrue();
+    assertThat(set.routerIdGrace()).isZero();
+  }
+
+  @Test
+  void badKeepalivedSettingsAreBadInput() {
+    IpamRun r = ipam("operator", "--controllers", "keepalived", "--keepalived-metrics-ports", "9650:9700");
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("--keepalived-metrics-ports");
+    assertThat(ipam("operator", "--controllers", "keepalived", "--keepalived-router-ids-per-namespace", "256").exit())
+        .isEqualTo(2);
+  }
+
+  @Test
   void durations() {
     DurationConverter c = new DurationConverter();
     assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));

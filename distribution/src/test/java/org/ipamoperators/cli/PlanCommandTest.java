@@ -113,6 +113,45 @@ class PlanCommandTest {
   }
 
   @Test
+  void aZeroPaddedRangeIsAProblemNotAnotherSubnet(@TempDir Path dir) throws IOException {
+    // The library's lenient default read 192.168.010.0/24 as 192.168.8.0/24 and planned 192.168.8.2.
+    Path f = Files.writeString(dir.resolve("padded.yaml"), String.join("\n",
+        "pools:",
+        "  - {name: a, ranges: [192.168.010.0/24]}",
+        "claimants:",
+        "  - {name: ns, pools: [a]}",
+        ""));
+    IpamRun r = ipam("plan", f.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("did you mean 192.168.10.0/24?").doesNotContain("192.168.8.");
+    Path claim = Files.writeString(dir.resolve("claim.yaml"), String.join("\n",
+        "pools:",
+        "  - {name: a, ranges: [192.168.10.0/24]}",
+        "claims:",
+        "  - {address: 192.168.10.07, owner: x}",
+        ""));
+    IpamRun c = ipam("plan", claim.toString());
+    assertThat(c.exit()).isEqualTo(2);
+    assertThat(c.err()).contains("claims[0].address").contains("did you mean 192.168.10.7?");
+  }
+
+  @Test
+  void ipv6PoolsLeaveOutTheAnycastAddressesAndSayHowMany(@TempDir Path dir) throws Exception {
+    Path f = Files.writeString(dir.resolve("v6.yaml"), String.join("\n",
+        "pools:",
+        "  - {name: v6, ranges: [\"2001:db8:5::/64\"], strategy: FIRST_FREE}",
+        "claimants:",
+        "  - {name: ns, pools: [v6]}",
+        ""));
+    IpamRun r = ipam("plan", f.toString());
+    assertThat(r.out()).containsPattern("v6\\s+IPv6\\s+capacity 18446744073709551359 ")
+        .contains("(257 anycast addresses left out: Subnet-Router, RFC 2526)")
+        .containsPattern("ns\\s+v6\\s+2001:db8:5::1\\s+new");
+    JsonNode pool = new ObjectMapper().readTree(ipam("plan", "-o", "json", f.toString()).out()).get("pools").get(0);
+    assertThat(pool.get("anycastExcluded").asInt()).isEqualTo(257);
+  }
+
+  @Test
   void missingAndEmptyFilesAreExplained(@TempDir Path dir) throws IOException {
     IpamRun missing = ipam("plan", dir.resolve("nope.yaml").toString());
     assertThat(missing.exit()).isEqualTo(2);
@@ -126,5 +165,13 @@ class PlanCommandTest {
     assertThat(ipam("plan").exit()).isEqualTo(2);
     assertThat(ipam("plan", "-o", "xml", "x.yaml").exit()).isEqualTo(2);
     assertThat(ipam("--help").out()).contains("plan");
+  }
+
+  @Test
+  void theCommandListShowsWholeSentences() {
+    // picocli lists each subcommand with one line: it used to be "...existing claims, and prints the".
+    String help = ipam("--help").out();
+    assertThat(help).doesNotContain("and prints the")
+        .containsPattern("plan\\s+Plans a cluster described in YAML; changes nothing\\.");
   }
 }

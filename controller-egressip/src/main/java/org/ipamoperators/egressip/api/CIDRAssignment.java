@@ -6,6 +6,7 @@ import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.Pattern;
 import java.util.List;
+import org.ipamoperators.controller.common.kube.AddressPatterns;
 
 /**
  * One CIDR of an EgressIPAM and the topology label value of the nodes that host its addresses.
@@ -15,10 +16,10 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record CIDRAssignment(
     @JsonProperty("CIDR") @Required @Size(max = 43)
-    @Pattern("^(([0-9]{1,3}[.]){3}[0-9]{1,3}/([0-9]|[12][0-9]|3[0-2])|[0-9a-fA-F:]*:[0-9a-fA-F:.]*/([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8]))$")
+    @Pattern(AddressPatterns.CIDR)
     String cidr,
     @Required @Size(max = 63) String labelValue,
-    @Size(max = 1024) List<@Size(max = 45) String> reservedIPs) {
+    @Size(max = 1024) List<@Size(max = 45) @Pattern(AddressPatterns.ADDRESS_CIDR_OR_RANGE) String> reservedIPs) {
 
   public List<String> reservedOrEmpty() {
     return reservedIPs == null ? List.of() : reservedIPs;

@@ -381,6 +381,18 @@ class MoreEgressScenariosIT {
   }
 
   @Test
+  void zeroPaddedAddressesAreRefusedAtAdmission() {
+    // A lenient reader takes 010 as octal 8: 192.168.010.0/24 would become 192.168.8.0/24.
+    assertThatThrownBy(() -> cluster.ipam(cluster.n("padded"), "zone", WORKERS, null, null,
+        cidr("192.168.010.0/24", "a")))
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422));
+    assertThatThrownBy(() -> cluster.ipam(cluster.n("padded"), "zone", WORKERS, null, null,
+        cidr("192.168.10.0/24", "a", "192.168.10.07")))
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422));
+    assertThat(ipam(cluster.n("padded"))).isNull();
+  }
+
+  @Test
   void aFlappingNodeTakesNoNewAddressInItsRecoveryWindowSoItsAddressesMoveAtMostOnce() throws Exception {
     // scenario 27 with a namespace created between two flaps: docs/egressip.md says a recovered
     // node stays ineligible for 60 s, so the new address must not land on a1 and move again

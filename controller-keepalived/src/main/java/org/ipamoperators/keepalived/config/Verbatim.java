@@ -56,6 +56,21 @@ public final class Verbatim {
     return check(entries, MANAGED_GLOBAL_KEYS, false);
   }
 
+  /** The keys of {@code entries} that run programs ({@code notify*}, anything with {@code script}), sorted. */
+  public static java.util.SortedSet<String> programKeys(Map<String, String> entries) {
+    java.util.SortedSet<String> out = new java.util.TreeSet<>();
+    for (String key : entries.keySet()) {
+      if (runsPrograms(key)) {
+        out.add(key);
+      }
+    }
+    return out;
+  }
+
+  private static boolean runsPrograms(String key) {
+    return key.startsWith("notify") || key.contains("script");
+  }
+
   /** Checks service-level entries (rendered inside that service's {@code vrrp_instance}). */
   public static Checked checkService(Map<String, String> entries) {
     return check(entries, MANAGED_INSTANCE_KEYS, true);
@@ -90,7 +105,7 @@ public final class Verbatim {
     if (key.equals("include")) {
       return "includes are not allowed";
     }
-    if (untrusted && (key.startsWith("notify") || key.contains("script"))) {
+    if (untrusted && runsPrograms(key)) {
       return "runs programs on the nodes; only the group may configure that";
     }
     return null;

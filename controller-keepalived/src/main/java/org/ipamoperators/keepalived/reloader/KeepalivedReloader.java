@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class KeepalivedReloader {
   private static final Logger LOG = LoggerFactory.getLogger(KeepalivedReloader.class);
+  private static final java.time.Duration CONFIG_TEST_TIMEOUT = java.time.Duration.ofSeconds(60);
+  private static final java.time.Duration ROUTE_TIMEOUT = java.time.Duration.ofSeconds(10);
 
   /** What one look at the source did. */
   public enum Outcome { UNCHANGED, WRITTEN, RELOADED, INVALID, SOURCE_MISSING, INTERFACE_UNRESOLVED }
@@ -130,11 +132,12 @@ public final class KeepalivedReloader {
   }
 
   private CheckResult check(Path file) {
-    return run(command(options.keepalived(), "--config-test", "--all-config", "--use-file=" + file.toAbsolutePath()));
+    return run(command(options.keepalived(), "--config-test", "--all-config", "--use-file=" + file.toAbsolutePath()),
+        CONFIG_TEST_TIMEOUT);
   }
 
   private Optional<String> resolveInterface(String address) {
-    CheckResult r = run(command("ip", "-o", "route", "get", address));
+    CheckResult r = run(command("ip", "-o", "route", "get", address), ROUTE_TIMEOUT);
     return r.valid() ? InterfaceSubstitution.deviceOf(r.output()) : Optional.empty();
   }
 
@@ -144,18 +147,10 @@ public final class KeepalivedReloader {
     return c;
   }
 
-  private static CheckResult run(List<String> command) {
+  private static CheckResult run(List<String> command, java.time.Duration timeout) {
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return new CheckResult(-1, out + "\n(timed out)");
-      }
-      return new CheckResult(p.exitValue(), out);
-    } catch (IOException e) {
-      return new CheckResult(-1, "cannot run " + command + ": " + e.getMessage());
+      Subprocess.Outcome o = Subprocess.run(command, timeout);
+      return new CheckResult(o.exit(), o.output());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new CheckResult(-1, "interrupted");

@@ -251,12 +251,25 @@ final class KeepalivedCluster implements AutoCloseable {
         .filter(e -> object.equals(e.getInvolvedObject().getName())).toList();
   }
 
+  /** Every router-id claim (the groups' metrics ports are claims too, in a space of their own). */
   List<IDClaim> claims() {
-    return client.resources(IDClaim.class).list().getItems();
+    return client.resources(IDClaim.class).list().getItems().stream()
+        .filter(c -> c.getSpec().space().startsWith("vrrp-")).toList();
   }
 
+  /** The group's router-id claims (its metrics port claim is {@link #portClaimsOf}). */
   List<IDClaim> claimsOf(String group) {
-    return claims().stream().filter(c -> group.equals(c.getSpec().owner().name())
+    return allClaimsOf(group).stream().filter(c -> c.getSpec().space().startsWith("vrrp-")).toList();
+  }
+
+  List<IDClaim> portClaimsOf(String group) {
+    return allClaimsOf(group).stream()
+        .filter(c -> c.getSpec().space().equals(KeepalivedSettings.METRICS_PORT_SPACE)).toList();
+  }
+
+  /** Every claim the group holds, router ids and metrics port. */
+  List<IDClaim> allClaimsOf(String group) {
+    return client.resources(IDClaim.class).list().getItems().stream().filter(c -> group.equals(c.getSpec().owner().name())
         && ns.equals(c.getSpec().owner().namespace())).toList();
   }
 

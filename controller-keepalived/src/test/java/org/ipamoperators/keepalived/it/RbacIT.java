@@ -55,6 +55,14 @@ class RbacIT {
           assertThat(asOperator.resources(KeepalivedGroup.class).inAnyNamespace().list().getItems()).isNotNull());
       for (Runnable forbidden : List.<Runnable>of(
           () -> asOperator.pods().inAnyNamespace().list(),
+          () -> asOperator.secrets().inAnyNamespace().list(), // the password Secret is read by name only
+          () -> asOperator.secrets().inNamespace(admin.getNamespace()).watch(new io.fabric8.kubernetes.client.Watcher<>() {
+            @Override
+            public void eventReceived(Action action, io.fabric8.kubernetes.api.model.Secret resource) {}
+
+            @Override
+            public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {}
+          }),
           () -> asOperator.secrets().inNamespace(admin.getNamespace()).resource(new SecretBuilder().withNewMetadata()
               .withName("x").endMetadata().build()).create(),
           () -> asOperator.services().inNamespace(admin.getNamespace()).withName("web").delete())) {

@@ -8,6 +8,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.util.ArrayList;
 import java.util.List;
+import org.ipamoperators.controller.common.kube.AddressPatterns;
 
 /**
  * The addresses of an IPGroup and who may use them. {@code segment} (one CIDR) and
@@ -20,10 +21,10 @@ import java.util.List;
     message = "give a segment or at least one entry in cidrs")
 public record IPGroupSpec(
     @Size(max = 43)
-    @Pattern("^(([0-9]{1,3}[.]){3}[0-9]{1,3}/([0-9]|[12][0-9]|3[0-2])|[0-9a-fA-F:]*:[0-9a-fA-F:.]*/([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8]))$")
+    @Pattern(AddressPatterns.CIDR)
     String segment,
-    @Size(max = 1024) List<@Size(max = 91) String> excludedIPs,
-    @Size(max = 64) List<@Size(max = 91) String> cidrs,
+    @Size(max = 1024) List<@Size(max = 91) @Pattern(AddressPatterns.ADDRESS_CIDR_OR_RANGE) String> excludedIPs,
+    @Size(max = 64) List<@Size(max = 91) @Pattern(AddressPatterns.ADDRESS_CIDR_OR_RANGE) String> cidrs,
     @Default("true") Boolean autoAssign,
     LabelSelector serviceSelector,
     LabelSelector namespaceSelector,

@@ -66,13 +66,10 @@ public final class VipPlanner {
     for (String r : req.requested()) {
       Ip ip;
       try {
-        // Only dotted quads or IPv6: the parser would also read inet_aton forms such as 1.1.2.
-        if (!r.trim().matches("([0-9]{1,3}[.]){3}[0-9]{1,3}|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*")) {
-          throw new IllegalArgumentException(r);
-        }
-        ip = Ip.parse(r.trim());
+        ip = Ip.parse(r.trim()); // strict: inet_aton, zero-padded and short forms are refused
       } catch (IllegalArgumentException e) {
-        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "requested address '" + r + "' is not an IP address"));
+        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "requested address '" + r
+            + "' is not an IP address: " + e.getMessage()));
         continue;
       }
       if (requested.containsKey(ip.family())) {

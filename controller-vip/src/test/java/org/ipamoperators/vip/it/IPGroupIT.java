@@ -65,6 +65,23 @@ class IPGroupIT {
   }
 
   @Test
+  void admissionRefusesZeroPaddedAndShortAddresses() {
+    // A lenient reader takes 010 as octal 8: 192.168.010.0/24 would become 192.168.8.0/24.
+    for (IPGroupSpec spec : List.of(
+        new IPGroupSpec("192.168.010.0/24", null, null, null, null, null, null, null),
+        new IPGroupSpec("192.168.1/24", null, null, null, null, null, null, null),
+        new IPGroupSpec("192.0.2.0/24", List.of("192.0.2.07"), null, null, null, null, null, null),
+        new IPGroupSpec(null, null, List.of("3232235777"), null, null, null, null, null),
+        new IPGroupSpec(null, null, List.of("192.0.2.1-192.0.2.010"), null, null, null, null, null))) {
+      assertThatThrownBy(() -> cluster.group("padded", spec)).as(spec.toString())
+          .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(422));
+    }
+    assertThat(cluster.group("padded")).isNull();
+    assertThat(cluster.group("unpadded", new IPGroupSpec("192.168.10.0/24", List.of("192.168.10.7"),
+        List.of("2001:db8::/120", "198.51.100.10 - 198.51.100.20"), null, null, null, null, null))).isNotNull();
+  }
+
+  @Test
   void theOldOperatorsObjectIsAcceptedAndAutoAssignDefaultsToTrue() {
     IPGroup g = cluster.group("legacy", "1.1.1.0/29", List.of("1.1.1.0", "1.1.1.2", "1.1.1.7"));
     assertThat(g.getSpec().autoAssign()).isTrue();

@@ -140,6 +140,18 @@ class VipPlannerTest {
   }
 
   @Test
+  void aZeroPaddedRequestIsRefusedNotReadAsOctal() {
+    // The old guard let 192.0.2.044 through, and the parser read it as 192.0.2.36.
+    List<GroupInfo> groups = List.of(group("p1", "192.0.2.0/24", List.of()));
+    VipPlan p = VipPlanner.plan(svc("a", null, List.of("192.0.2.044"), V4), groups, List.of(), Map.of());
+    assertThat(p.problems()).anySatisfy(x -> {
+      assertThat(x.reason()).isEqualTo(VipProblem.Reason.InvalidRequest);
+      assertThat(x.message()).contains("did you mean 192.0.2.44?");
+    });
+    assertThat(p.ingress()).doesNotContain(Ip.parse("192.0.2.36"));
+  }
+
+  @Test
   void theHighestPriorityMatchingAutoAssignPoolWinsAndEachRejectionIsExplained() {
     List<GroupInfo> groups = List.of(
         group("gold", List.of("192.0.2.0/28"), true, Map.of("tier", "gold"), null, 100),
@@ -181,7 +193,7 @@ class VipPlannerTest {
   void dualStackGetsOneAddressPerFamilyAndPreferDualStackIsQuietWithoutIpv6Pools() {
     List<GroupInfo> groups = List.of(group("ds", List.of("192.0.2.0/30", "2001:db8::/64"), null, null, null, null));
     VipPlan p = VipPlanner.plan(svc("a", null, List.of(), List.of(IpFamily.IPV6, IpFamily.IPV4)), groups, List.of(), Map.of());
-    assertThat(p.ingress()).containsExactly(Ip.parse("2001:db8::"), Ip.parse("192.0.2.1"));
+    assertThat(p.ingress()).containsExactly(Ip.parse("2001:db8::1"), Ip.parse("192.0.2.1")); // :: is anycast
     ServiceRequest prefer = new ServiceRequest("ns", "b", null, null, null, null, V4, List.of(IpFamily.IPV6));
     assertThat(VipPlanner.plan(prefer, groups, List.of(), Map.of()).ingress()).hasSize(2);
     VipPlan v4only = VipPlanner.plan(prefer, List.of(group("v4", "192.0.2.0/30", null)), List.of(), Map.of());

@@ -1,8 +1,6 @@
 package org.ipamoperators.core.address;
 
-import inet.ipaddr.AddressStringException;
 import inet.ipaddr.IPAddress;
-import inet.ipaddr.IPAddressString;
 import inet.ipaddr.ipv4.IPv4Address;
 import inet.ipaddr.ipv6.IPv6Address;
 import java.math.BigInteger;
@@ -50,19 +48,9 @@ public record Ip(IpFamily family, long hi, long lo) implements Comparable<Ip> {
     return new Ip(family, value.shiftRight(64).longValue(), value.longValue());
   }
 
+  /** Strict: see {@link AddressText}; lenient forms such as {@code 010.0.0.1} are refused. */
   static IPAddress parseLibrary(String text) {
-    if (text.isEmpty()) {
-      throw new InvalidAddressException(text, "empty address");
-    }
-    try {
-      IPAddress a = new IPAddressString(text).toAddress();
-      if (a == null || !(a.isIPv4() || a.isIPv6())) {
-        throw new InvalidAddressException(text, "'" + text + "' is not an IP address");
-      }
-      return a;
-    } catch (AddressStringException e) {
-      throw new InvalidAddressException(text, "'" + text + "' is not an IP address: " + e.getMessage());
-    }
+    return AddressText.parse(text);
   }
 
   public boolean isIPv4() {

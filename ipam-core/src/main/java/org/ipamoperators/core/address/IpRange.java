@@ -63,8 +63,9 @@ public record IpRange(Ip first, Ip last, int prefixLength, String text) implemen
     try {
       a = Ip.parseLibrary(t);
     } catch (InvalidAddressException e) {
-      throw new InvalidAddressException(text, "'" + text + "' is not an address, a CIDR such as "
-          + "192.0.2.0/24 or a range such as 192.0.2.10-192.0.2.20");
+      String lenient = AddressText.diagnose(t);
+      throw new InvalidAddressException(text, lenient != null ? lenient : "'" + text + "' is not an "
+          + "address, a CIDR such as 192.0.2.0/24 or a range such as 192.0.2.10-192.0.2.20");
     }
     if (!a.isPrefixed()) {
       if (a.isMultiple()) {
@@ -89,6 +90,10 @@ public record IpRange(Ip first, Ip last, int prefixLength, String text) implemen
     try {
       return Ip.parse(part);
     } catch (InvalidAddressException e) {
+      String lenient = AddressText.diagnose(part);
+      if (lenient != null) {
+        throw new InvalidAddressException(whole, "range '" + whole + "': " + lenient);
+      }
       throw new InvalidAddressException(whole, "'" + whole + "' is not an address, a CIDR such as "
           + "192.0.2.0/24 or a range such as 192.0.2.10-192.0.2.20 ('" + part
           + "' is not a single address)");

@@ -374,12 +374,13 @@ public final class PlacementPlanner {
   }
 
   private static String message(IpDemand d, UnplaceableReason reason, int eligible) {
-    String where = d.group() == null ? "any node" : "group " + d.group();
+    // A demand without a group may go to any node: say so, not "in any node".
+    String in = d.group() == null ? "" : " in group " + d.group();
     return switch (reason) {
-      case NO_ELIGIBLE_NODE_IN_GROUP -> d.address() + " of " + d.owner() + " cannot be placed: no "
-          + "eligible node in " + where;
+      case NO_ELIGIBLE_NODE_IN_GROUP -> d.address() + " of " + d.owner() + " cannot be placed: "
+          + (d.group() == null ? "no node is eligible" : "no eligible node" + in);
       case ALL_NODES_AT_CAPACITY -> d.address() + " of " + d.owner() + " cannot be placed: all "
-          + eligible + " eligible nodes in " + where + " are at capacity";
+          + eligible + " eligible nodes" + in + " are at capacity";
       case DUPLICATE_DEMAND -> d.address() + " is wanted twice";
     };
   }

@@ -15,19 +15,22 @@ import org.ipamoperators.core.address.IpRange;
 
 /**
  * A validated set of address ranges, IPv4 and IPv6 alike, with reserved addresses taken out. IPv4
- * network and broadcast addresses of CIDRs are never usable, except in /31 and /32 (RFC 3021). The
- * usable space is kept as a few sorted ranges per family; nothing here enumerates addresses.
+ * network and broadcast addresses of CIDRs are never usable, except in /31 and /32 (RFC 3021); nor
+ * are the IPv6 anycast addresses of {@link ProtocolReserved}. The usable space is kept as a few
+ * sorted ranges per family; nothing here enumerates addresses.
  */
 public final class Pool {
   private final String name;
   private final List<IpRange> ranges;
   private final List<IpRange> reserved;
   private final Map<IpFamily, List<IpRange>> usable;
+  private final List<ProtocolReserved> protocolReserved;
 
   private Pool(String name, List<IpRange> ranges, List<IpRange> reserved) {
     this.name = name;
     this.ranges = List.copyOf(ranges);
     this.reserved = List.copyOf(reserved);
+    this.protocolReserved = ranges.stream().flatMap(r -> ProtocolReserved.of(r).stream()).toList();
     this.usable = new EnumMap<>(IpFamily.class);
     for (IpFamily family : IpFamily.values()) {
       List<IpRange> u = usableRanges(family);
@@ -132,7 +135,8 @@ public final class Pool {
       out.add(IpRange.of(first, last));
     }
     out.sort(null);
-    List<IpRange> res = reserved.stream().filter(r -> r.family() == family).sorted().toList();
+    List<IpRange> res = java.util.stream.Stream.concat(reserved.stream(),
+        protocolReserved.stream().map(ProtocolReserved::range)).filter(r -> r.family() == family).sorted().toList();
     for (IpRange cut : res) {
       List<IpRange> next = new ArrayList<>();
       for (IpRange u : out) {
@@ -163,6 +167,22 @@ public final class Pool {
 
   public List<IpRange> reserved() {
     return reserved;
+  }
+
+  /** The IPv6 anycast addresses the pool never hands out, with the reason. */
+  public List<ProtocolReserved> protocolReserved() {
+    return protocolReserved;
+  }
+
+  /** How many addresses of a family {@link #protocolReserved} takes out (those the user reserved too included). */
+  public BigInteger protocolReservedCount(IpFamily family) {
+    BigInteger total = BigInteger.ZERO;
+    for (ProtocolReserved p : protocolReserved) {
+      if (p.range().family() == family) {
+        total = total.add(p.range().size());
+      }
+    }
+    return total;
   }
 
   public Set<IpFamily> families() {
@@ -200,6 +220,11 @@ public final class Pool {
     Optional<IpRange> res = reserved.stream().filter(r -> r.contains(ip)).findFirst();
     if (res.isPresent()) {
       return Optional.of(ip + " is reserved in pool '" + name + "' (" + res.get().text() + ")");
+    }
+    Optional<ProtocolReserved> anycast = protocolReserved.stream().filter(p -> p.range().contains(ip)).findFirst();
+    if (anycast.isPresent()) {
+      return Optional.of(ip + " is " + anycast.get().reason() + " in " + range.get().text()
+          + "; it is never handed out");
     }
     IpRange r = range.get();
     if (!isUsable(ip)) {
