@@ -103,7 +103,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   // When each node last counted as failed: a timing hint, not allocation state (lost on restart,
   // which at worst lets a flapping node take addresses once more).
   private final Map<String, Instant> failedNodes = new java.util.concurrent.ConcurrentHashMap<>();
-  private final String platformOverride = System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM"));
+  private final Platform.Known platforms;
   // Namespaces are published in parallel: each is a few round trips, independent of the others.
   private final java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(
       Integer.getInteger("ipam.egressip.writers", 8), r -> {
@@ -141,6 +141,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     this.ledger = new ClusterLedger(client);
     this.events = new EventRecorder(client, "egressipam-controller");
     this.detector = new NetworkDetector(client);
+    this.platforms = new Platform.Known(client, System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM")));
     this.clock = clock;
   }
 
@@ -213,7 +214,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     String name = ipam.getMetadata().getName();
     dropLegacyFinalizer(ipam);
     NetworkType network = detector.detect();
-    Platform platform = Platform.detect(client, platformOverride);
+    Platform platform = platforms.current();
     NodeNetworks.Selection selection = networks.select(platform);
     NodeNetwork nodeNetwork = selection.network();
     boolean cloudWithoutModule = platform.needsCloudApi() && !nodeNetwork.capabilities().requiresApiCalls();
@@ -827,7 +828,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // The cloud: every held address still on a node's interface is detached; a claim whose detach
     // failed is kept (and the finalizer with it) so the next attempt knows what to take off.
     Set<Ip> keep = new HashSet<>();
-    NodeNetwork nodeNetwork = networks.select(Platform.detect(client, platformOverride)).network();
+    NodeNetwork nodeNetwork = networks.select(platforms.current()).network();
     if (nodeNetwork.capabilities().requiresApiCalls()) {
       Set<Ip> heldIps = held.stream().map(c -> Ip.parse(c.getSpec().address())).collect(Collectors.toSet());
       List<AddressChange> detach = new ArrayList<>();
