@@ -369,6 +369,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   @Override
   public UpdateControl<EgressIPAM> reconcile(EgressIPAM ipam, Context<EgressIPAM> context) {
     String name = ipam.getMetadata().getName();
+    metrics.pass(name);
     dropLegacyFinalizer(ipam);
     NetworkType network = detector.detect();
     Platform platform = platforms.current();

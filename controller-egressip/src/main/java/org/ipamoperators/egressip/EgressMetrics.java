@@ -74,6 +74,12 @@ final class EgressMetrics {
     return new Round(ipam);
   }
 
+  /** One reconcile pass of an IPAM: how often the controller works, to see that cost follows change. */
+  void pass(String ipam) {
+    Counter.builder("egressip_reconciles").description("Reconcile passes of an EgressIPAM")
+        .tag("egressipam", ipam).register(registry).increment();
+  }
+
   void failover(String ipam, Duration sinceNodeFailed) {
     Counter.builder("egressip_failovers").description("Addresses moved off failed nodes")
         .tag("egressipam", ipam).register(registry).increment();

@@ -67,13 +67,24 @@ public final class SdnWriter {
     List<String> failures = new ArrayList<>();
     w.namespaces().forEach((ns, ips) -> setNetNamespace(ns, ips.stream().map(Ip::toString).toList(), w, failures));
     w.cleared().forEach(ns -> setNetNamespace(ns, List.of(), w, failures));
-    for (HostSubnet hs : hostSubnets.get()) {
-      setHostSubnet(hs, w, failures);
+    // Break before make: every node first lets go of what it no longer hosts, then nodes take what
+    // is new, so an address that moves is never on two HostSubnets at once (SDN refuses that).
+    List<HostSubnet> subnets = new ArrayList<>(hostSubnets.get());
+    subnets.sort(java.util.Comparator.comparing(h -> h.getMetadata().getName()));
+    List<HostSubnet> written = new ArrayList<>();
+    for (HostSubnet hs : subnets) {
+      written.add(setHostSubnet(hs, w, true, failures));
+    }
+    for (HostSubnet hs : written) {
+      if (hs != null) {
+        setHostSubnet(hs, w, false, failures);
+      }
     }
     return failures;
   }
 
-  private void setHostSubnet(HostSubnet seen, NetworkWrite w, List<String> failures) {
+  /** Writes one HostSubnet (only its removals when {@code removalsOnly}); the object as it now is, null when failed. */
+  private HostSubnet setHostSubnet(HostSubnet seen, NetworkWrite w, boolean removalsOnly, List<String> failures) {
     String node = seen.getMetadata().getName();
     HostSubnet base = seen;
     for (int attempt = 0; attempt < ATTEMPTS && base != null; attempt++) {
@@ -82,25 +93,30 @@ public final class SdnWriter {
       List<String> cidrs = keepForeign(base.getEgressCIDRs(), w);
       Set<Ip> hosted = w.hosting().get(node);
       if (hosted != null) {
-        hosted.stream().sorted().map(Ip::toString).forEach(ips::add);
+        Set<String> now = new TreeSet<>(base.getEgressIPs() == null ? List.of() : base.getEgressIPs());
+        hosted.stream().sorted().map(Ip::toString).filter(ip -> !removalsOnly || now.contains(ip)).forEach(ips::add);
       }
       IpRange cidr = w.cidrMode().get(node);
       if (cidr != null) {
-        cidrs.add(cidr.text());
+        Set<String> now = new TreeSet<>(base.getEgressCIDRs() == null ? List.of() : base.getEgressCIDRs());
+        if (!removalsOnly || now.contains(cidr.text())) {
+          cidrs.add(cidr.text());
+        }
       }
       if (sameSet(ips, base.getEgressIPs()) && sameSet(cidrs, base.getEgressCIDRs())) {
-        return;
+        return base;
       }
       Map<String, Object> patch = new LinkedHashMap<>();
       patch.put("egressIPs", ips);
       patch.put("egressCIDRs", cidrs);
       try {
-        wrote.accept(patch(HostSubnet.class, node, base.getMetadata().getResourceVersion(), patch));
-        return;
+        HostSubnet done = patch(HostSubnet.class, node, base.getMetadata().getResourceVersion(), patch);
+        wrote.accept(done);
+        return done;
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
           failures.add("HostSubnet " + node + ": " + e.getMessage());
-          return;
+          return null;
         }
         base = client.resources(HostSubnet.class).withName(node).get();
       }
@@ -108,6 +124,7 @@ public final class SdnWriter {
     if (base != null) {
       failures.add("HostSubnet " + node + ": changed by another writer " + ATTEMPTS + " times in a row; again later");
     }
+    return null;
   }
 
   private void setNetNamespace(String ns, List<String> ours, NetworkWrite w, List<String> failures) {

@@ -91,9 +91,16 @@ public final class EgressPolicy {
     }
     Map<String, NodeVerdict> verdicts = new FailoverPolicy(grace, RECOVERY_WINDOW).evaluate(health, now);
     Map<String, Instant> history = new HashMap<>(failedBefore);
+    Set<String> registering = new HashSet<>();
+    in.nodes().stream().filter(n -> !n.readiness().ready() && Instant.EPOCH.equals(n.readiness().at()))
+        .forEach(n -> registering.add(n.name()));
     verdicts.forEach((node, v) -> {
       if (v.condition() == NodeCondition.FAILED) {
-        history.putIfAbsent(node, v.since());
+        if (!registering.contains(node)) {
+          // a node that never reported Ready (just registered) has not failed: when it becomes
+          // Ready it is a new node, not one recovering, and takes addresses at once
+          history.putIfAbsent(node, v.since());
+        }
       } else if (v.condition() == NodeCondition.HEALTHY) {
         history.remove(node);
       }
