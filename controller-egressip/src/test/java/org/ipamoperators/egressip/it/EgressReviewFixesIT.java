@@ -145,7 +145,7 @@ class EgressReviewFixesIT {
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.egressIps("ns1")).isEqualTo("192.0.2.1"));
     String pool = "egressipam/" + ipam;
     String bogus = cluster.n("bogus-claim");
-    client.resource(IPClaim.of(bogus, new IPClaimSpec("192.0.2.300", pool,
+    client.resource(IPClaim.of(bogus, new IPClaimSpec("1:2:3", pool,
         new ClaimOwner("egressip", "Namespace", null, "by-hand", null)),
         Map.of(ClusterLedger.LABEL_POOL, ClaimNames.labelValue(pool), ClusterLedger.LABEL_CONTROLLER, "egressip")))
         .create();
