@@ -145,6 +145,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final RecentWrites<HostSubnet> hostSubnetsWritten = new RecentWrites<>(Trimmed::hostSubnet);
   private final RecentWrites<NetNamespace> netNamespacesWritten = new RecentWrites<>(Trimmed::netNamespace);
   private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
+  private DanglingReferences dangling;
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
   private InformerEventSource<IPClaim, EgressIPAM> claims;
@@ -192,6 +193,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   @Override
   public List<EventSource<?, EgressIPAM>> prepareEventSources(EventSourceContext<EgressIPAM> context) {
+    dangling = new DanglingReferences(events, this::namespace,
+        ipam -> context.getPrimaryCache().get(new ResourceID(ipam)).isPresent());
     // A namespace maps to the IPAM it names; one that still carries egressips (opted out, moved to
     // another IPAM) maps to every IPAM, so the old one releases what it held. Only changes of our
     // annotations or of its deletion matter.
@@ -203,7 +206,11 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           Map<String, String> a = annotations(ns);
           Set<ResourceID> ids = new HashSet<>();
           if (a.containsKey(EgressAnnotations.EGRESSIPAM)) {
-            ids.add(new ResourceID(a.get(EgressAnnotations.EGRESSIPAM)));
+            String ipam = a.get(EgressAnnotations.EGRESSIPAM);
+            ids.add(new ResourceID(ipam));
+            if (ns.getMetadata().getDeletionTimestamp() == null) {
+              dangling.seen(ns.getMetadata().getName(), ipam);
+            }
           }
           if (a.containsKey(EgressAnnotations.EGRESSIPS)) {
             ids.addAll(allIpams(context));
@@ -368,8 +375,16 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   @Override
   public UpdateControl<EgressIPAM> reconcile(EgressIPAM ipam, Context<EgressIPAM> context) {
+    long start = System.nanoTime();
+    try {
+      return pass(ipam);
+    } finally {
+      metrics.pass(ipam.getMetadata().getName(), Duration.ofNanos(System.nanoTime() - start));
+    }
+  }
+
+  private UpdateControl<EgressIPAM> pass(EgressIPAM ipam) {
     String name = ipam.getMetadata().getName();
-    metrics.pass(name);
     dropLegacyFinalizer(ipam);
     NetworkType network = detector.detect();
     Platform platform = platforms.current();

@@ -15,6 +15,5 @@ public final class EgressIPControllers {
     // Bare metal, or EC2 on AWS (credentials, region and endpoint: see CloudSettings).
     operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry,
         new CloudNodeNetworks(client, CloudSettings.fromEnvironment())));
-    operator.register(new NamespaceReferenceReconciler(client));
   }
 }

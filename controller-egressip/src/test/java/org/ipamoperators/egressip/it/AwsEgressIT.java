@@ -20,7 +20,6 @@ import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.egressip.EgressIPAMReconciler;
-import org.ipamoperators.egressip.NamespaceReferenceReconciler;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.egressip.cloud.CloudNodeNetworks;
 import org.ipamoperators.egressip.cloud.CloudSettings;
@@ -88,7 +87,6 @@ class AwsEgressIT {
     operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(),
         new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
         new CloudNodeNetworks(c, new CloudSettings(null, proxy.endpoint(), operatorNs))));
-    operator.register(new NamespaceReferenceReconciler(c));
     operator.start();
   }
 

@@ -26,7 +26,6 @@ import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.egressip.EgressIPAMReconciler;
-import org.ipamoperators.egressip.NamespaceReferenceReconciler;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.egressip.network.NetworkWrite;
@@ -63,7 +62,6 @@ class EgressReviewFixesIT {
     KubernetesClient c = server.newClient();
     operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
     operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(), registry));
-    operator.register(new NamespaceReferenceReconciler(c));
     operator.start();
   }
 

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  * The scale benchmark (not part of the default run; a measurement, not a timed assertion): N
  * opted-in namespaces (1,000 by default) created in one burst by 8 threads on 50 nodes in two zones,
  * two /21 CIDRs, OpenShift SDN explicit mode. The operator runs in a process of its own
- * ({@link EgressOperatorMain}) with the JVM flags below, so its CPU and memory are measured alone.
+ * ({@link EgressOperatorMain}) with the JVM flags below and {@code MALLOC_ARENA_MAX=2} (as the chart
+ * should set them), so its CPU and memory are measured alone.
  * Printed: the time from the first namespace created until every namespace has its addresses,
  * its NetNamespace carries them and every address is on exactly one HostSubnet, also counted from
  * the moment the last namespace existed; the write requests the API server served meanwhile (its
@@ -92,8 +93,10 @@ class EgressScaleBenchmark {
     command.addAll(List.of(JVM.trim().split("\\s+")));
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), EgressOperatorMain.class.getName(),
         kubeconfig.toString()));
-    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("operator.log").toFile())
-        .start();
+    ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(dir.resolve("operator.log").toFile());
+    b.environment().put("MALLOC_ARENA_MAX", System.getProperty("ipam.scale.mallocArenas", "2"));
+    return b.start();
   }
 
   @Test
@@ -154,6 +157,8 @@ class EgressScaleBenchmark {
       if (!operator.waitFor(20, TimeUnit.SECONDS)) {
         operator.destroyForcibly();
       }
+      Files.readAllLines(dir.resolve("operator.log")).stream().filter(l -> l.startsWith("PASSES"))
+          .forEach(l -> System.out.println("  " + l));
       cluster.close();
     }
   }

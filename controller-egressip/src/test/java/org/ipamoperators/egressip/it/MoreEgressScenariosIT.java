@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.egressip.EgressIPAMReconciler;
-import org.ipamoperators.egressip.NamespaceReferenceReconciler;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
@@ -274,7 +273,6 @@ class MoreEgressScenariosIT {
     KubernetesClient c = server.newClient();
     operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
     operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(), registry));
-    operator.register(new NamespaceReferenceReconciler(c));
     operator.start();
 
     String full = cluster.n("cap");
