@@ -50,7 +50,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.ipamoperators.cloud.baremetal.BareMetalNodeNetwork;
 import org.ipamoperators.controller.common.kube.Conditions;

@@ -60,10 +60,6 @@ final class RecentWrites<T extends HasMetadata> {
     return written.keySet();
   }
 
-  int size() {
-    return written.size();
-  }
-
   private static long version(HasMetadata o) {
     return version(o.getMetadata().getResourceVersion());
   }

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The scale benchmark (not part of the default run; a measurement, not a timed assertion): N
  * opted-in namespaces (1,000 by default) created in one burst by 8 threads on 50 nodes in two zones,
- * two /21 CIDRs, OpenShift SDN explicit mode. The operator runs in a process of its own
+ * two /21 CIDRs (/18 beyond 2,000 namespaces), OpenShift SDN explicit mode. The operator runs in a process of its own
  * ({@link EgressOperatorMain}) with the JVM flags below and {@code MALLOC_ARENA_MAX=2} (as the chart
  * should set them), so its CPU and memory are measured alone.
  * Printed: the time from the first namespace created until every namespace has its addresses,
@@ -109,7 +109,11 @@ class EgressScaleBenchmark {
     Process operator = startOperator(server, dir);
     try {
       String ipam = cluster.n("ipam");
-      cluster.ipam(ipam, "zone", null, 60, null, cidr("10.64.0.0/21", "a"), cidr("10.72.0.0/21", "b"));
+      // Two /21s (2,046 usable each) as in the issue up to 2,000 namespaces; /18s beyond. A node's
+      // capacity leaves room for a zone's share (25 nodes each) plus a margin.
+      String prefix = NAMESPACES <= 2000 ? "/21" : "/18";
+      int capacity = Math.max(60, NAMESPACES / (NODES / 2) + 20);
+      cluster.ipam(ipam, "zone", null, capacity, null, cidr("10.64.0.0" + prefix, "a"), cidr("10.72.0.0" + prefix, "b"));
       await().atMost(Duration.ofMinutes(2)).until(() -> {
         EgressIPAM x = client.resources(EgressIPAM.class).withName(ipam).get();
         return x.getStatus() != null && x.getStatus().conditions() != null;
