@@ -11,7 +11,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 
 /**
@@ -24,16 +26,31 @@ import org.ipamoperators.egressip.api.EgressAnnotations;
 final class Trimmed {
   private Trimmed() {}
 
-  private static ObjectMeta meta(ObjectMeta m, Map<String, String> annotations, Map<String, String> labels) {
+  private static ObjectMeta meta(ObjectMeta m, Map<String, String> annotations, Map<String, String> labels,
+      boolean created) {
     ObjectMeta out = new ObjectMeta();
-    out.setName(m.getName());
-    out.setNamespace(m.getNamespace());
+    out.setName(intern(m.getName())); // a namespace's name is also its NetNamespace's and its claims' owner
+    out.setNamespace(intern(m.getNamespace()));
     out.setUid(m.getUid());
     out.setResourceVersion(m.getResourceVersion());
-    out.setCreationTimestamp(m.getCreationTimestamp());
+    out.setCreationTimestamp(created ? m.getCreationTimestamp() : null);
     out.setDeletionTimestamp(m.getDeletionTimestamp());
     out.setAnnotations(annotations);
-    out.setLabels(labels);
+    out.setLabels(interned(labels));
+    return out;
+  }
+
+  private static String intern(String s) {
+    return s == null ? null : s.intern();
+  }
+
+  /** Keys and values repeated on thousands of objects (label keys, pool names) are kept once. */
+  private static Map<String, String> interned(Map<String, String> all) {
+    if (all == null) {
+      return null;
+    }
+    Map<String, String> out = new HashMap<>(Math.max(2, all.size() * 2));
+    all.forEach((k, v) -> out.put(k.intern(), v == null || v.length() > 63 ? v : v.intern()));
     return out;
   }
 
@@ -48,7 +65,7 @@ final class Trimmed {
         if (out == null) {
           out = new HashMap<>(4);
         }
-        out.put(k, v);
+        out.put(k, v); // k is one of our constants
       }
     }
     return out;
@@ -57,14 +74,14 @@ final class Trimmed {
   static Namespace namespace(Namespace n) {
     Namespace out = new Namespace();
     out.setMetadata(meta(n.getMetadata(), only(n.getMetadata().getAnnotations(), EgressAnnotations.EGRESSIPAM,
-        EgressAnnotations.EGRESSIPS, EgressAnnotations.EGRESSIPS_PUBLISHED), null));
+        EgressAnnotations.EGRESSIPS, EgressAnnotations.EGRESSIPS_PUBLISHED), null, false));
     return out;
   }
 
   static Node node(Node n) {
     Node out = new Node();
     out.setMetadata(meta(n.getMetadata(), only(n.getMetadata().getAnnotations(), EgressAnnotations.NODE_CAPACITY,
-        EgressAnnotations.MANAGED_BY), n.getMetadata().getLabels()));
+        EgressAnnotations.MANAGED_BY), n.getMetadata().getLabels(), false));
     if (n.getSpec() != null && n.getSpec().getProviderID() != null) {
       NodeSpec spec = new NodeSpec();
       spec.setProviderID(n.getSpec().getProviderID());
@@ -90,14 +107,17 @@ final class Trimmed {
 
   static IPClaim claim(IPClaim c) {
     IPClaim out = new IPClaim();
-    out.setMetadata(meta(c.getMetadata(), null, c.getMetadata().getLabels()));
-    out.setSpec(c.getSpec());
+    out.setMetadata(meta(c.getMetadata(), null, c.getMetadata().getLabels(), true));
+    IPClaimSpec spec = c.getSpec();
+    ClaimOwner o = spec == null ? null : spec.owner();
+    out.setSpec(spec == null ? null : new IPClaimSpec(spec.address(), intern(spec.pool()), o == null ? null
+        : new ClaimOwner(intern(o.controller()), intern(o.kind()), intern(o.namespace()), intern(o.name()), o.uid())));
     return out;
   }
 
   static HostSubnet hostSubnet(HostSubnet h) {
     HostSubnet out = new HostSubnet();
-    out.setMetadata(meta(h.getMetadata(), null, null));
+    out.setMetadata(meta(h.getMetadata(), null, null, false));
     out.setHost(h.getHost());
     out.setHostIP(h.getHostIP());
     out.setEgressIPs(h.getEgressIPs());
@@ -107,7 +127,7 @@ final class Trimmed {
 
   static NetNamespace netNamespace(NetNamespace n) {
     NetNamespace out = new NetNamespace();
-    out.setMetadata(meta(n.getMetadata(), null, null));
+    out.setMetadata(meta(n.getMetadata(), null, null, false));
     out.setEgressIPs(n.getEgressIPs());
     return out;
   }

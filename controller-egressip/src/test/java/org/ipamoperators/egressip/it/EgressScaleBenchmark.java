@@ -53,7 +53,7 @@ class EgressScaleBenchmark {
   private static final int NODES = Integer.getInteger("ipam.scale.nodes", 50);
   /** The operator's JVM flags, as the chart sets them (see docs/benchmarks.md). */
   static final String JVM = System.getProperty("ipam.scale.jvm",
-      "-Xms32m -Xmx96m -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=32m "
+      "-Xms32m -Xmx128m -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=32m "
       + "-XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError");
   private static final Pattern WRITE = Pattern.compile(
       "^apiserver_request_total\\{[^}]*verb=\"(POST|PUT|PATCH|DELETE|APPLY)\"[^}]*\\} ([0-9.e+]+)$", Pattern.MULTILINE);
