@@ -8,6 +8,9 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -22,36 +25,51 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.ipamoperators.cloud.baremetal.BareMetalNodeNetwork;
 import org.ipamoperators.controller.common.kube.Conditions;
 import org.ipamoperators.controller.common.kube.EventRecorder;
-import org.ipamoperators.controller.common.kube.LabelSelectors;
+import org.ipamoperators.controller.common.ledger.ClaimNames;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
-import org.ipamoperators.core.failover.FailoverPolicy;
 import org.ipamoperators.core.failover.HealthObservation;
 import org.ipamoperators.core.failover.NodeVerdict;
+import org.ipamoperators.core.placement.Change;
 import org.ipamoperators.core.placement.NodeState;
-import org.ipamoperators.core.placement.PlacementOptions;
 import org.ipamoperators.core.placement.Unplaceable;
 import org.ipamoperators.core.spi.AddressChange;
 import org.ipamoperators.core.spi.AddressChangeResult;
+import org.ipamoperators.core.spi.NetworkCapabilities;
 import org.ipamoperators.core.spi.NodeAttachment;
 import org.ipamoperators.core.spi.NodeNetwork;
 import org.ipamoperators.core.spi.NodeNetworkException;
@@ -68,58 +86,79 @@ import org.ipamoperators.egressip.network.NetworkWrite;
 import org.ipamoperators.egressip.network.OvnWriter;
 import org.ipamoperators.egressip.network.Platform;
 import org.ipamoperators.egressip.network.SdnWriter;
-import org.ipamoperators.egressip.plan.ClaimState;
+import org.ipamoperators.egressip.plan.ClaimFact;
+import org.ipamoperators.egressip.plan.EgressDecision;
+import org.ipamoperators.egressip.plan.EgressInputs;
 import org.ipamoperators.egressip.plan.EgressPlan;
-import org.ipamoperators.egressip.plan.EgressPlanner;
+import org.ipamoperators.egressip.plan.EgressPolicy;
 import org.ipamoperators.egressip.plan.NamespaceProblem;
 import org.ipamoperators.egressip.plan.NamespaceState;
+import org.ipamoperators.egressip.plan.NodeFacts;
 import org.ipamoperators.egressip.plan.NodeInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reconciles one EgressIPAM: reads the cluster (namespaces, ledger claims, nodes, the network's
- * objects), lets {@link EgressPlanner} decide, then carries the plan out in an order that can be
- * cut off anywhere and resumed: release, claim, publish in the namespace annotation, write the
- * network, report. Every namespace's problem stays with that namespace.
+ * Reconciles one EgressIPAM in three steps: fetch (informer caches, plus our own writes the
+ * informers have not shown yet, plus the platform's description of the nodes), decide
+ * ({@link EgressPolicy#decide}, pure), persist in an order that can be cut off anywhere and resumed:
+ * release, claim, publish in the namespace annotation, attach on the platform, write the network,
+ * report. Every namespace's problem stays with that namespace.
+ *
+ * <p>Cost follows change: reads come from informers that keep only the fields used, a namespace
+ * is looked up by an index on its egressipam annotation, a claim is parsed once per version, Node
+ * heartbeats do not trigger a pass, and only objects whose content changes are written.
  */
 @ControllerConfiguration(name = "egressipam", finalizerName = EgressAnnotations.FINALIZER,
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<EgressIPAM> {
   static final String CONTROLLER = "egressip";
+  /** The label older versions wrote on a claim once published; still read, no longer written. */
   static final String LABEL_PUBLISHED = "ipam.ipamoperators.org/published";
   static final String LABEL_ORIGIN = "ipam.ipamoperators.org/origin";
   private static final Logger LOG = LoggerFactory.getLogger(EgressIPAMReconciler.class);
   private static final Duration RETRY_SOON = Duration.ofSeconds(2);
   private static final Duration CLOUD_RETRY = Duration.ofSeconds(10);
+  private static final String BY_IPAM = "egressipam";
 
   private final KubernetesClient client;
   private final ClusterLedger ledger;
   private final EventRecorder events;
   private final NetworkDetector detector;
+  private final Platform.Known platforms;
   private final Clock clock;
   private final EgressMetrics metrics;
   private final NodeNetworks networks;
-  // When each node last counted as failed: a timing hint, not allocation state (lost on restart,
-  // which at worst lets a flapping node take addresses once more).
-  private final Map<String, Instant> failedNodes = new java.util.concurrent.ConcurrentHashMap<>();
-  private final String platformOverride = System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM"));
+  // When each node last counted as failed, per IPAM: a timing hint, not allocation state (lost on
+  // restart, which at worst lets a flapping node take addresses once more).
+  private final Map<String, Map<String, Instant>> failureHistory = new ConcurrentHashMap<>();
   // Namespaces are published in parallel: each is a few round trips, independent of the others.
-  private final java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(
+  private final ExecutorService writers = Executors.newFixedThreadPool(
       Integer.getInteger("ipam.egressip.writers", 8), r -> {
         Thread t = new Thread(r, "egressip-writer");
         t.setDaemon(true);
         return t;
       });
+  private final RecentWrites<Namespace> namespacesWritten = new RecentWrites<>(Trimmed::namespace);
+  private final RecentWrites<IPClaim> claimsWritten = new RecentWrites<>(Trimmed::claim);
+  private final RecentWrites<HostSubnet> hostSubnetsWritten = new RecentWrites<>(Trimmed::hostSubnet);
+  private final RecentWrites<NetNamespace> netNamespacesWritten = new RecentWrites<>(Trimmed::netNamespace);
+  private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
+  private DanglingReferences dangling;
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
   private InformerEventSource<IPClaim, EgressIPAM> claims;
+  private InformerEventSource<HostSubnet, EgressIPAM> hostSubnets;
+  private InformerEventSource<NetNamespace, EgressIPAM> netNamespaces;
+
+  /** A claim parsed once per resourceVersion; {@code fact} null when its address does not parse. */
+  private record ParsedClaim(String version, ClaimFact fact) {}
 
   public EgressIPAMReconciler(KubernetesClient client) {
-    this(client, Clock.systemUTC(), new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    this(client, Clock.systemUTC(), new SimpleMeterRegistry());
   }
 
-  public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry) {
+  public EgressIPAMReconciler(KubernetesClient client, Clock clock, MeterRegistry registry) {
     this(client, clock, registry, new BareMetalNodeNetwork());
   }
 
@@ -127,25 +166,24 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
    * With the platform's {@link NodeNetwork}: bare metal needs no calls; a cloud module attaches the
    * addresses to the nodes' interfaces, reports capacity and the addresses it sees in use.
    */
-  public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry,
-      NodeNetwork nodeNetwork) {
+  public EgressIPAMReconciler(KubernetesClient client, Clock clock, MeterRegistry registry, NodeNetwork nodeNetwork) {
     this(client, clock, registry, NodeNetworks.fixed(nodeNetwork));
   }
 
   /** With the network chosen per reconcile from the platform (bare metal, EC2 on AWS). */
-  public EgressIPAMReconciler(KubernetesClient client, Clock clock, io.micrometer.core.instrument.MeterRegistry registry,
-      NodeNetworks networks) {
+  public EgressIPAMReconciler(KubernetesClient client, Clock clock, MeterRegistry registry, NodeNetworks networks) {
     this.networks = networks;
     this.client = client;
     this.metrics = new EgressMetrics(registry);
     this.ledger = new ClusterLedger(client);
     this.events = new EventRecorder(client, "egressipam-controller");
     this.detector = new NetworkDetector(client);
+    this.platforms = new Platform.Known(client, System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM")));
     this.clock = clock;
   }
 
   static String pool(String ipam) {
-    return "egressipam/" + ipam;
+    return EgressPolicy.pool(ipam);
   }
 
   static ClaimOwner owner(String namespace) {
@@ -154,47 +192,71 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   @Override
   public List<EventSource<?, EgressIPAM>> prepareEventSources(EventSourceContext<EgressIPAM> context) {
+    dangling = new DanglingReferences(events, this::namespace,
+        ipam -> context.getPrimaryCache().get(new ResourceID(ipam)).isPresent());
     // A namespace maps to the IPAM it names; one that still carries egressips (opted out, moved to
-    // another IPAM) maps to every IPAM, so the old one releases what it held.
+    // another IPAM) maps to every IPAM, so the old one releases what it held. Only changes of our
+    // annotations or of its deletion matter.
     namespaces = new InformerEventSource<>(InformerEventSourceConfiguration
         .from(Namespace.class, EgressIPAM.class)
+        .withItemStore(new TransformingItemStore<>(Trimmed::namespace))
+        .withOnUpdateFilter(Trimmed::namespaceChanged)
         .withSecondaryToPrimaryMapper(ns -> {
           Map<String, String> a = annotations(ns);
           Set<ResourceID> ids = new HashSet<>();
           if (a.containsKey(EgressAnnotations.EGRESSIPAM)) {
-            ids.add(new ResourceID(a.get(EgressAnnotations.EGRESSIPAM)));
+            String ipam = a.get(EgressAnnotations.EGRESSIPAM);
+            ids.add(new ResourceID(ipam));
+            if (ns.getMetadata().getDeletionTimestamp() == null) {
+              dangling.seen(ns.getMetadata().getName(), ipam);
+            }
           }
           if (a.containsKey(EgressAnnotations.EGRESSIPS)) {
             ids.addAll(allIpams(context));
           }
           return ids;
         }).build(), context);
+    namespaces.addIndexers(Map.of(BY_IPAM, ns -> {
+      String ipam = annotations(ns).get(EgressAnnotations.EGRESSIPAM);
+      return ipam == null ? List.of() : List.of(ipam);
+    }));
+    // Node heartbeats change nothing the policy reads (review H5).
     nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, EgressIPAM.class)
+        .withItemStore(new TransformingItemStore<>(Trimmed::node))
+        .withOnUpdateFilter(Trimmed::nodeChanged)
         .withSecondaryToPrimaryMapper(n -> allIpams(context)).build(), context);
     claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, EgressIPAM.class)
+        .withItemStore(new TransformingItemStore<>(Trimmed::claim))
         .withSecondaryToPrimaryMapper(c -> {
-          String p = c.getSpec() == null ? "" : c.getSpec().pool();
-          return p.startsWith("egressipam/") ? Set.of(new ResourceID(p.substring("egressipam/".length())))
+          String p = c.getSpec() == null || c.getSpec().pool() == null ? "" : c.getSpec().pool();
+          return p.startsWith(EgressPolicy.POOL_PREFIX)
+              ? Set.of(new ResourceID(p.substring(EgressPolicy.POOL_PREFIX.length())))
               : allIpams(context); // another controller's claim may free or take our addresses
         }).build(), context);
     List<EventSource<?, EgressIPAM>> sources = new ArrayList<>(List.of(namespaces, nodes, claims));
     // The network's own objects, where the cluster serves them, so a hand edit or another tool's
     // write is repaired at once rather than at the next resync. Our own writes come back as events
-    // too; they end in a reconcile that finds nothing to do.
+    // too; they end in a pass that finds nothing to do.
     try {
       if (client.supports(HostSubnet.class)) {
-        sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
-            .from(HostSubnet.class, EgressIPAM.class).withSecondaryToPrimaryMapper(h -> allIpams(context))
-            .withOnUpdateFilter((now, before) -> !java.util.Objects.equals(now.getEgressIPs(), before.getEgressIPs())
-                || !java.util.Objects.equals(now.getEgressCIDRs(), before.getEgressCIDRs()))
-            .build(), context));
-        sources.add(new InformerEventSource<>(InformerEventSourceConfiguration
-            .from(NetNamespace.class, EgressIPAM.class).withSecondaryToPrimaryMapper(n -> allIpams(context))
-            .withOnUpdateFilter((now, before) -> !java.util.Objects.equals(now.getEgressIPs(), before.getEgressIPs()))
-            .build(), context));
+        hostSubnets = new InformerEventSource<>(InformerEventSourceConfiguration
+            .from(HostSubnet.class, EgressIPAM.class).withItemStore(new TransformingItemStore<>(Trimmed::hostSubnet))
+            .withSecondaryToPrimaryMapper(h -> allIpams(context))
+            .withOnUpdateFilter((now, before) -> !Objects.equals(now.getEgressIPs(), before.getEgressIPs())
+                || !Objects.equals(now.getEgressCIDRs(), before.getEgressCIDRs())
+                || !Objects.equals(now.getHostIP(), before.getHostIP()))
+            .build(), context);
+        netNamespaces = new InformerEventSource<>(InformerEventSourceConfiguration
+            .from(NetNamespace.class, EgressIPAM.class)
+            .withItemStore(new TransformingItemStore<>(Trimmed::netNamespace))
+            .withSecondaryToPrimaryMapper(n -> allIpams(context))
+            .withOnUpdateFilter((now, before) -> !Objects.equals(now.getEgressIPs(), before.getEgressIPs()))
+            .build(), context);
+        sources.add(hostSubnets);
+        sources.add(netNamespaces);
       }
     } catch (RuntimeException e) {
-      LOG.warn("cannot tell whether OpenShift SDN's APIs are served; its objects are checked at each resync: {}",
+      LOG.warn("cannot tell whether OpenShift SDN's APIs are served; its objects are read from the API server: {}",
           e.getMessage());
     }
     return sources;
@@ -208,221 +270,237 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return o.getMetadata().getAnnotations() == null ? Map.of() : o.getMetadata().getAnnotations();
   }
 
+  // ---------------------------------------------------------------- views: informer + our writes
+
+  private static <T extends HasMetadata> Map<String, T> view(InformerEventSource<T, EgressIPAM> source,
+      Predicate<T> filter, RecentWrites<T> written, Collection<T> cached) {
+    Map<String, T> out = new LinkedHashMap<>();
+    for (T o : cached) {
+      T v = written.view(o.getMetadata().getName(), o);
+      if (v != null && filter.test(v)) {
+        out.put(v.getMetadata().getName(), v);
+      }
+    }
+    for (String name : written.pending()) {
+      if (!out.containsKey(name) && (source == null || source.get(new ResourceID(name)).isEmpty())) {
+        T v = written.view(name, null);
+        if (v != null && filter.test(v)) {
+          out.put(name, v);
+        }
+      }
+    }
+    return out;
+  }
+
+  private Namespace namespace(String name) {
+    return namespacesWritten.view(name, namespaces.get(new ResourceID(name)).orElse(null));
+  }
+
+  private Map<String, Namespace> optedIn(String ipam) {
+    Predicate<Namespace> names = ns -> ipam.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM));
+    return view(namespaces, names, namespacesWritten, namespaces.byIndex(BY_IPAM, ipam));
+  }
+
+  private Collection<HostSubnet> hostSubnetView() {
+    if (hostSubnets == null) {
+      return client.resources(HostSubnet.class).list().getItems();
+    }
+    return view(hostSubnets, h -> true, hostSubnetsWritten, hostSubnets.list(h -> true).toList()).values();
+  }
+
+  private NetNamespace netNamespace(String name) {
+    if (netNamespaces == null) {
+      return client.resources(NetNamespace.class).withName(name).get();
+    }
+    return netNamespacesWritten.view(name, netNamespaces.get(new ResourceID(name)).orElse(null));
+  }
+
+  private void wroteNetworkObject(HasMetadata o) {
+    if (o instanceof HostSubnet h) {
+      hostSubnetsWritten.wrote(h);
+    } else if (o instanceof NetNamespace n) {
+      netNamespacesWritten.wrote(n);
+    }
+  }
+
+  /** Every claim of the ledger as facts, each parsed once per version; claims of our pool kept whole. */
+  private List<ClaimFact> claimFacts(String ipam, Map<Ip, IPClaim> ours) {
+    Map<String, IPClaim> all = view(claims, c -> true, claimsWritten, claims.list(c -> true).toList());
+    List<ClaimFact> out = new ArrayList<>(all.size());
+    String pool = pool(ipam);
+    for (IPClaim c : all.values()) {
+      String name = c.getMetadata().getName();
+      String version = c.getMetadata().getResourceVersion();
+      ParsedClaim p = parsed.get(name);
+      if (p == null || !Objects.equals(p.version(), version)) {
+        p = new ParsedClaim(version, fact(c));
+        parsed.put(name, p);
+      }
+      if (p.fact() == null) {
+        continue;
+      }
+      out.add(p.fact());
+      if (pool.equals(p.fact().pool())) {
+        ours.put(p.fact().address(), c);
+      }
+    }
+    if (parsed.size() > 2 * all.size() + 1024) {
+      parsed.keySet().retainAll(all.keySet());
+    }
+    return out;
+  }
+
+  private static ClaimFact fact(IPClaim c) {
+    if (c.getSpec() == null || c.getSpec().owner() == null) {
+      LOG.warn("IPClaim {} has no spec or owner; it is ignored", c.getMetadata().getName());
+      return null;
+    }
+    Ip ip;
+    try {
+      ip = Ip.parse(c.getSpec().address());
+    } catch (RuntimeException e) {
+      LOG.warn("IPClaim {} holds '{}', which is not an address; it is ignored", c.getMetadata().getName(),
+          c.getSpec().address());
+      return null;
+    }
+    Map<String, String> labels = c.getMetadata().getLabels() == null ? Map.of() : c.getMetadata().getLabels();
+    Instant created = c.getMetadata().getCreationTimestamp() == null ? null
+        : Instant.parse(c.getMetadata().getCreationTimestamp());
+    return new ClaimFact(ip, c.getSpec().pool(), c.getSpec().owner().name(), c.getSpec().owner().describe(),
+        "true".equals(labels.get(LABEL_PUBLISHED)), created);
+  }
+
+  // ---------------------------------------------------------------- reconcile
+
   @Override
   public UpdateControl<EgressIPAM> reconcile(EgressIPAM ipam, Context<EgressIPAM> context) {
+    long start = System.nanoTime();
+    try {
+      return pass(ipam);
+    } finally {
+      metrics.pass(ipam.getMetadata().getName(), Duration.ofNanos(System.nanoTime() - start));
+    }
+  }
+
+  private UpdateControl<EgressIPAM> pass(EgressIPAM ipam) {
     String name = ipam.getMetadata().getName();
     dropLegacyFinalizer(ipam);
     NetworkType network = detector.detect();
-    Platform platform = Platform.detect(client, platformOverride);
+    Platform platform = platforms.current();
     NodeNetworks.Selection selection = networks.select(platform);
     NodeNetwork nodeNetwork = selection.network();
-    boolean cloudWithoutModule = platform.needsCloudApi() && !nodeNetwork.capabilities().requiresApiCalls();
-    List<Namespace> opted = namespaces.list(ns -> name.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM))).toList();
-    Map<String, Namespace> byName = new HashMap<>();
-    namespaces.list(ns -> true).forEach(ns -> byName.put(ns.getMetadata().getName(), ns));
-    List<NamespaceState> wanting = opted.stream().filter(ns -> ns.getMetadata().getDeletionTimestamp() == null)
+    NetworkCapabilities caps = nodeNetwork.capabilities();
+    boolean cloudWithoutModule = platform.needsCloudApi() && !caps.requiresApiCalls();
+
+    // 1. Fetch.
+    Map<String, Namespace> opted = optedIn(name);
+    List<NamespaceState> wanting = opted.values().stream().filter(ns -> ns.getMetadata().getDeletionTimestamp() == null)
         .map(ns -> new NamespaceState(ns.getMetadata().getName(), ns.getMetadata().getUid(),
-            annotations(ns).get(EgressAnnotations.EGRESSIPS))).toList();
-
+            annotations(ns).get(EgressAnnotations.EGRESSIPS), annotations(ns).get(EgressAnnotations.EGRESSIPS_PUBLISHED)))
+        .toList();
     Map<Ip, IPClaim> ourClaims = new HashMap<>();
-    // Addresses of EgressIPAMs named before this one: they use the capacity of the nodes that carry them.
-    // Only those named before, so two IPAMs that place on one node at once settle in one round
-    // (the earlier name keeps its placement, the later one moves) instead of both moving away.
-    Set<Ip> otherIpams = new HashSet<>();
-    List<ClaimState> claimStates = new ArrayList<>();
-    for (IPClaim c : claims.list(c -> true).toList()) {
-      Ip ip;
-      try {
-        ip = Ip.parse(c.getSpec().address());
-      } catch (RuntimeException e) {
-        continue;
-      }
-      boolean ours = pool(name).equals(c.getSpec().pool());
-      Map<String, String> labels = c.getMetadata().getLabels() == null ? Map.of() : c.getMetadata().getLabels();
-      Instant created = c.getMetadata().getCreationTimestamp() == null ? null
-          : Instant.parse(c.getMetadata().getCreationTimestamp());
-      if (ours) {
-        ourClaims.put(ip, c);
-        claimStates.add(new ClaimState(ip, c.getSpec().owner().name(), null,
-            "true".equals(labels.get(LABEL_PUBLISHED)), created));
-      } else {
-        claimStates.add(new ClaimState(ip, null, c.getSpec().owner().describe(), false, created));
-        String pool = c.getSpec().pool();
-        if (pool != null && pool.startsWith(pool("")) && pool.compareTo(pool(name)) < 0) {
-          otherIpams.add(ip);
-        }
-      }
-    }
-
-    SdnWriter sdn = new SdnWriter(client);
-    Map<String, Set<Ip>> hosting = network == NetworkType.OPENSHIFT_SDN ? sdn.hosting() : Map.of();
-    Map<String, Ip> hostIps = network == NetworkType.OPENSHIFT_SDN ? sdn.hostIps() : Map.of();
-    Duration grace = Duration.ofSeconds(ipam.getSpec().failoverGraceSeconds() == null ? 10
-        : ipam.getSpec().failoverGraceSeconds());
-    FailoverPolicy failover = new FailoverPolicy(grace, Duration.ofSeconds(60));
-    List<HealthObservation> health = new ArrayList<>();
+    List<ClaimFact> claimFacts = claimFacts(name, ourClaims);
     List<Node> allNodes = nodes.list(n -> true).toList();
-    for (Node n : allNodes) {
-      // A node's Ready condition only tells its latest transition: the failure before a recovery
-      // is remembered here, so a recovered node waits out the recovery window before taking new
-      // addresses (a flapping node's addresses move at most once per window).
-      Instant failedAt = failedNodes.get(n.getMetadata().getName());
-      if (failedAt != null) {
-        health.add(new HealthObservation(n.getMetadata().getName(), failedAt.minus(grace), false));
-      }
-      health.add(readiness(n));
-    }
-    Instant now = clock.instant();
-    Map<String, NodeVerdict> verdicts = failover.evaluate(health, now);
-    verdicts.forEach((node, v) -> {
-      if (v.condition() == org.ipamoperators.core.failover.NodeCondition.FAILED) {
-        failedNodes.putIfAbsent(node, v.since());
-      } else if (v.condition() == org.ipamoperators.core.failover.NodeCondition.HEALTHY) {
-        failedNodes.remove(node);
-      }
-    });
-    failedNodes.keySet().retainAll(verdicts.keySet());
-    List<NodeInfo> nodeInfos = new ArrayList<>();
-    List<String> platformProblems = new ArrayList<>();
-    Set<Ip> attached = new HashSet<>(); // our claimed addresses on some node's interface now
-    Set<Ip> onInterfaces = new HashSet<>(); // every secondary address on the nodes' interfaces
-    List<IpRange> ourRanges = parsableCidrs(ipam);
+    Collection<HostSubnet> subnets = network == NetworkType.OPENSHIFT_SDN ? hostSubnetView() : List.of();
+    Map<String, Set<Ip>> sdnHosting = SdnWriter.hosting(subnets);
+    Map<String, Ip> hostIps = SdnWriter.hostIps(subnets);
+    List<NodeFacts> nodeFacts = new ArrayList<>(allNodes.size());
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
       Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
-      boolean selected = LabelSelectors.matches(ipam.getSpec().nodeSelector(), labels);
-      Set<Ip> primary = new HashSet<>(addresses(n));
+      Set<Ip> own = new HashSet<>(addresses(n));
       if (hostIps.containsKey(nodeName)) {
-        primary.add(hostIps.get(nodeName));
+        own.add(hostIps.get(nodeName));
       }
-      NodeVerdict verdict = verdicts.get(nodeName);
-      boolean eligible = !verdict.failed();
-      int capacity = capacity(n, ipam);
-      Set<Ip> hosted = hosting.getOrDefault(nodeName, Set.of());
-      Set<Ip> onNode = hosted; // every egress address the node carries, whichever IPAM placed it
       String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
-      if (nodeNetwork.capabilities().requiresApiCalls()) {
-        // On a cloud the interface is the truth of what a node hosts: our claimed addresses on it.
-        // Unselected nodes are looked at too, so what they still hold is taken off them.
-        hosted = Set.of();
-        if (selected || providerId != null) {
-          try {
-            NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, new ArrayList<>(primary)));
-            if (nodeNetwork.capabilities().reportsCapacity()) {
-              capacity = Math.min(capacity, a.capacity());
-            }
-            hosted = a.secondaryAddresses().stream().filter(ourClaims::containsKey)
-                .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).collect(Collectors.toSet());
-            attached.addAll(hosted);
-            onInterfaces.addAll(a.secondaryAddresses());
-            onNode = Set.copyOf(a.secondaryAddresses());
-          } catch (NodeNetworkException e) {
-            // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
-            eligible = false;
-            if (selected) {
-              platformProblems.add(e.getMessage());
-            }
-          }
-        }
-      }
-      // A node's capacity is shared by every EgressIPAM that selects it: what an IPAM named before
-      // this one placed there is not free for this one.
-      long othersHere = onNode.stream().filter(otherIpams::contains).count();
-      if (capacity != NodeState.UNLIMITED) {
-        capacity = (int) Math.max(0, capacity - othersHere);
-      }
-      if (verdict.condition() == org.ipamoperators.core.failover.NodeCondition.SUSPECT) {
-        // Not ready, within the grace period: it keeps what it hosts and takes nothing new.
-        long ours = hosted.stream().filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).count();
-        capacity = (int) Math.min(capacity, ours);
-      }
-      nodeInfos.add(new NodeInfo(nodeName, labels.get(ipam.getSpec().topologyLabel()), selected,
-          eligible, capacity, primary, hosted));
-    }
-    // CIDRs whose addresses in use could not be discovered: nothing new is claimed in them.
-    List<IpRange> blind = new ArrayList<>();
-    if (nodeNetwork.capabilities().seesForeignAddresses()) {
-      Set<Ip> annotated = new HashSet<>();
-      for (NamespaceState w : wanting) {
-        if (w.egressIps() != null) {
-          for (String part : w.egressIps().split(",")) {
-            try {
-              annotated.add(Ip.parse(part.trim()));
-            } catch (RuntimeException e) {
-              // reported by the planner
-            }
-          }
-        }
-      }
-      for (CIDRAssignment c : ipam.getSpec().cidrs()) {
+      NodeFacts.CloudView cloud = null;
+      if (caps.requiresApiCalls() && EgressPolicy.describes(ipam.getSpec(), labels, providerId != null)) {
         try {
-          for (Ip ip : nodeNetwork.addressesInUse(IpRange.parse(c.cidr()))) {
-            if (ourClaims.containsKey(ip)) {
-              continue; // attached by us: in use, and ours
-            }
-            if (onInterfaces.contains(ip) && annotated.contains(ip)) {
-              continue; // on a node and named by one of our namespaces: the old operator's, taken over
-            }
-            claimStates.add(new ClaimState(ip, null, "the platform (in use in subnet " + c.cidr() + ")", false, null));
-          }
+          NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, new ArrayList<>(own)));
+          cloud = new NodeFacts.CloudView(Set.copyOf(a.secondaryAddresses()), a.capacity(), null);
         } catch (NodeNetworkException e) {
-          platformProblems.add(e.getMessage());
-          blind.add(IpRange.parse(c.cidr()));
+          cloud = NodeFacts.CloudView.failed(e.getMessage());
+        }
+      }
+      nodeFacts.add(new NodeFacts(nodeName, labels, annotations(n).get(EgressAnnotations.NODE_CAPACITY), readiness(n),
+          own, sdnHosting.getOrDefault(nodeName, Set.of()), providerId != null, cloud));
+    }
+    Map<String, EgressInputs.InUse> inUse = new HashMap<>();
+    if (caps.seesForeignAddresses()) {
+      for (CIDRAssignment c : ipam.getSpec().cidrs()) {
+        IpRange range;
+        try {
+          range = IpRange.parse(c.cidr());
         } catch (RuntimeException e) {
-          // an unparsable CIDR is reported by the spec check below
+          continue; // reported by the spec check
+        }
+        try {
+          inUse.put(c.cidr(), new EgressInputs.InUse(nodeNetwork.addressesInUse(range), null));
+        } catch (NodeNetworkException e) {
+          inUse.put(c.cidr(), new EgressInputs.InUse(Set.of(), e.getMessage()));
         }
       }
     }
+    EgressInputs inputs = new EgressInputs(name, ipam.getSpec(), wanting, claimFacts, nodeFacts,
+        new EgressInputs.PlatformNetwork(caps.requiresApiCalls(), caps.reportsCapacity(), caps.seesForeignAddresses(),
+            platform.needsCloudApi()), inUse);
 
-    EgressPlan plan = EgressPlanner.plan(ipam.getSpec(), wanting, claimStates, nodeInfos, PlacementOptions.DEFAULT);
+    // 2. Decide.
+    Instant now = clock.instant();
+    EgressDecision decision = EgressPolicy.decide(inputs, failureHistory.getOrDefault(name, Map.of()), now);
+    failureHistory.put(name, decision.failureHistory());
+    EgressPlan plan = decision.plan();
+    decision.capacityProblems().forEach((node, message) -> allNodes.stream()
+        .filter(n -> n.getMetadata().getName().equals(node)).findFirst()
+        .ifPresent(n -> events.warning(n, "InvalidEgressCapacity", message)));
     if (!plan.specValid()) {
       String message = plan.specProblems().stream().map(p -> p.message()).collect(Collectors.joining("; "));
       events.warning(ipam, "InvalidSpec", message);
-      return UpdateControl.patchStatus(status(ipam, network, platform, plan, false, "InvalidSpec", message, List.of()));
+      return patchIfChanged(ipam, status(ipam, network, platform, plan, false, "InvalidSpec", message, List.of(),
+          decision.capacityProblems()), null);
     }
 
-    // 1. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
+    // 3. Persist. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
     Set<String> cleared = new HashSet<>();
     List<Ip> releaseAfterDetach = new ArrayList<>();
     for (Ip ip : plan.toRelease()) {
       IPClaim c = ourClaims.get(ip);
       String ns = c.getSpec().owner().name();
-      if (attached.contains(ip)) {
+      if (decision.attached().contains(ip)) {
         // Still on a node's interface: the claim stays until the cloud has let go of it, so a
         // failed detach is retried rather than leaving an address nobody accounts for.
         releaseAfterDetach.add(ip);
       } else {
-        ledger.release(ip, c.getSpec().owner());
+        release(c);
       }
-      if (!plan.served().containsKey(ns) && byName.containsKey(ns)) {
+      if (!plan.served().containsKey(ns) && namespace(ns) != null) {
         cleared.add(ns);
       }
     }
-    // 2 and 3. Per namespace, in parallel (namespaces are independent): claim all its addresses or
-    // none, publish them in the annotation, mark the claims published.
-    Map<String, String> seen = new HashMap<>();
-    wanting.forEach(w -> seen.put(w.name(), w.egressIps()));
-    Map<String, List<Ip>> served = new java.util.concurrent.ConcurrentSkipListMap<>(plan.served());
-    java.util.concurrent.atomic.AtomicBoolean retryFlag = new java.util.concurrent.atomic.AtomicBoolean();
-    List<java.util.concurrent.Callable<Void>> tasks = new ArrayList<>();
+    // Per namespace, in parallel (namespaces are independent): claim all its addresses or none,
+    // then publish them in the annotation.
+    Map<String, List<Ip>> served = new ConcurrentSkipListMap<>(plan.served());
+    AtomicBoolean retryFlag = new AtomicBoolean();
+    List<Callable<Void>> tasks = new ArrayList<>();
     boolean discoveryRetry = false;
     for (String ns : plan.served().keySet()) {
-      List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
-      java.util.Optional<IpRange> unknown = blind.stream()
-          .filter(r -> toClaim.stream().anyMatch(r::contains)).findFirst();
-      if (unknown.isPresent()) {
-        // An address is only new once the platform said what is in use: wait, never guess.
+      IpRange unknown = decision.deferred().get(ns);
+      if (unknown != null) {
         served.remove(ns);
         discoveryRetry = true;
-        Namespace n = byName.get(ns);
-        if (n != null) {
-          events.warning(n, "EgressIPPending", "the addresses in use in " + unknown.get()
-              + " could not be discovered; " + toClaim + " will be claimed once they are");
-        }
+        events.warning(opted.get(ns), "EgressIPPending", "the addresses in use in " + unknown
+            + " could not be discovered; " + plan.toClaim().get(ns) + " will be claimed once they are");
         continue;
       }
+      List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
+      String value = plan.annotations().get(ns);
+      boolean recordMissing = !Objects.equals(annotations(opted.get(ns)).get(EgressAnnotations.EGRESSIPS_PUBLISHED),
+          value == null ? annotations(opted.get(ns)).get(EgressAnnotations.EGRESSIPS) : value);
+      if (toClaim.isEmpty() && value == null && !recordMissing) {
+        continue; // nothing to write
+      }
       tasks.add(() -> {
-        if (!claimAndPublish(name, ns, plan, seen.get(ns), ourClaims, byName)) {
+        if (!claimAndPublish(name, opted.get(ns), toClaim, value)) {
           served.remove(ns);
           retryFlag.set(true);
         }
@@ -436,32 +514,23 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing addresses", e);
-    } catch (java.util.concurrent.ExecutionException e) {
+    } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());
     }
     boolean retry = retryFlag.get();
     // Namespaces that left this IPAM lose the annotation this IPAM wrote.
     for (String ns : cleared) {
-      Namespace n = byName.get(ns);
+      Namespace n = namespace(ns);
       if (n != null && !name.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
           && annotations(n).containsKey(EgressAnnotations.EGRESSIPS)) {
-        removeAnnotation(ns, ipam);
+        removeAnnotation(ns);
       }
     }
-    // 4. The platform (attach to interfaces: a no-op on bare metal), then the cluster network.
-    List<String> failures = new ArrayList<>(platformProblems);
+    // The platform (attach to interfaces: a no-op on bare metal), then the cluster network.
+    List<String> failures = new ArrayList<>(decision.platformProblems());
     Set<Ip> servedIps = new HashSet<>();
     served.values().forEach(servedIps::addAll);
-    List<AddressChange> changes = new ArrayList<>(AddressChange.of(plan.placement()).stream()
-        .filter(c -> c.kind() == AddressChange.Kind.DETACH || servedIps.contains(c.address())).toList());
-    if (nodeNetwork.capabilities().requiresApiCalls()) {
-      // Addresses that stay where they are are confirmed too: no call where the interface already
-      // holds them as ours; one attached by the old operator (untagged) is adopted where it is.
-      Set<Ip> changing = changes.stream().map(AddressChange::address).collect(Collectors.toSet());
-      plan.placement().assignments().forEach((node, ips) -> ips.stream()
-          .filter(ip -> servedIps.contains(ip) && !changing.contains(ip))
-          .forEach(ip -> changes.add(AddressChange.attach(ip, node))));
-    }
+    List<AddressChange> changes = EgressPolicy.cloudChanges(plan, servedIps, caps.requiresApiCalls());
     Set<Ip> detachFailed = new HashSet<>();
     List<String> cloudFailures = new ArrayList<>();
     boolean cloudRetry = false;
@@ -478,34 +547,39 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     for (Ip ip : releaseAfterDetach) {
       if (!detachFailed.contains(ip)) {
-        ledger.release(ip, ourClaims.get(ip).getSpec().owner());
+        release(ourClaims.get(ip));
       }
     }
-    if (!cloudFailures.isEmpty()) {
-      failures.addAll(cloudFailures);
-    }
-    if (!platformProblems.isEmpty() || !cloudFailures.isEmpty()) {
+    failures.addAll(cloudFailures);
+    if (!decision.platformProblems().isEmpty() || !cloudFailures.isEmpty()) {
       // One Event per distinct message (the recorder counts repeats): which call, node and code.
-      List<String> all = new ArrayList<>(platformProblems);
+      List<String> all = new ArrayList<>(decision.platformProblems());
       all.addAll(cloudFailures);
       events.warning(ipam, "CloudCallFailed", String.join("; ", all));
     }
-    failures.addAll(writeNetwork(ipam, network, plan, served, cleared, nodeInfos, platform));
+    NetworkWrite write = EgressPolicy.networkWrite(name, ipam.getSpec(), plan, served, cleared, decision.nodes(),
+        platform.needsCloudApi());
+    failures.addAll(switch (network) {
+      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject)
+          .apply(write);
+      case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
+      case NONE -> List.<String>of();
+    });
     if (cloudWithoutModule) {
       failures.add("platform " + platform.type() + " needs its cloud module to attach egress IPs to the nodes' "
           + "interfaces, and none is configured" + (selection.problem() == null ? "" : " (" + selection.problem() + ")")
           + ": the addresses are allocated and written to the cluster network, but the cloud will not route them");
     }
-    // 5. Report.
-    recordMetrics(ipam, plan, nodeInfos, verdicts, served, now);
+    // 4. Report.
+    recordMetrics(ipam, plan, decision.nodes(), decision.verdicts(), now);
     for (NamespaceProblem p : plan.problems()) {
-      Namespace n = byName.get(p.namespace());
+      Namespace n = opted.get(p.namespace());
       if (n != null) {
         events.warning(n, p.rejected() ? "EgressIPRejected" : "EgressIPPending", p.message());
       }
     }
     for (Unplaceable u : plan.placement().unplaceable()) {
-      Namespace n = byName.get(u.owner());
+      Namespace n = opted.get(u.owner());
       if (n != null) {
         events.warning(n, "EgressIPUnplaceable", u.message());
       }
@@ -516,61 +590,77 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     String message = network == NetworkType.NONE
         ? "neither OpenShift SDN (HostSubnet) nor OVN-Kubernetes (EgressIP) is served by this cluster; addresses are allocated but not configured"
         : failures.isEmpty() ? selection.description() : String.join("; ", failures);
-    EgressIPAM patch = status(ipam, network, platform, plan, ok, reason, message, failures);
-    Duration next = nextReview(verdicts, now);
+    EgressIPAM patch = status(ipam, network, platform, plan, ok, reason, message, failures, decision.capacityProblems());
+    Duration next = decision.nextReview();
     if (retry) {
       next = RETRY_SOON;
     } else if ((cloudRetry || discoveryRetry) && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
       next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
     }
-    UpdateControl<EgressIPAM> control = UpdateControl.patchStatus(patch);
+    return patchIfChanged(ipam, patch, next);
+  }
+
+  /** The status patch, or no write at all when the status would not change. */
+  private static UpdateControl<EgressIPAM> patchIfChanged(EgressIPAM ipam, EgressIPAM patch, Duration next) {
+    UpdateControl<EgressIPAM> control = Objects.equals(patch.getStatus(), ipam.getStatus())
+        ? UpdateControl.noUpdate() : UpdateControl.patchStatus(patch);
     return next == null ? control : control.rescheduleAfter(next);
   }
 
   /**
-   * Claims a namespace's missing addresses (all or none), publishes them with a compare-and-swap
-   * on its annotation and marks the claims published. False when it must be retried.
+   * Claims a namespace's missing addresses (all or none), then publishes them: one merge patch of
+   * the namespace's annotations, conditioned on the resourceVersion the plan was made from (so a
+   * replica with an older view never overwrites a published address), carrying egressips and the
+   * record of what was published. False when it must be retried.
    */
-  private boolean claimAndPublish(String ipam, String ns, EgressPlan plan, String expected,
-      Map<Ip, IPClaim> ourClaims, Map<String, Namespace> byName) {
-    List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
+  private boolean claimAndPublish(String ipam, Namespace ns, List<Ip> toClaim, String value) {
+    String name = ns.getMetadata().getName();
+    String expected = annotations(ns).get(EgressAnnotations.EGRESSIPS);
     boolean manual = expected != null && !expected.isBlank();
     List<Ip> got = new ArrayList<>();
     for (Ip ip : toClaim) {
-      ClaimResult r = ledger.claim(ip, pool(ipam), owner(ns), Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
+      ClaimResult r = ledger.claim(ip, pool(ipam), owner(name), Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
       if (!r.ours()) {
-        got.forEach(g -> ledger.release(g, owner(ns)));
-        Namespace n = byName.get(ns);
-        if (n != null) {
-          events.warning(n, "AddressTaken", ip + " was claimed by " + r.holder().describe()
-              + " first; another address will be chosen");
-        }
+        got.forEach(g -> ledger.release(g, owner(name)));
+        events.warning(ns, "AddressTaken", ip + " was claimed by " + r.holder().describe()
+            + " first; another address will be chosen");
         return false;
       }
       got.add(ip);
+      // Until the claim informer shows it: version 0 gives way to any version it reports.
+      IPClaim seen = IPClaim.of(ClaimNames.of(ip), new IPClaimSpec(ip.toString(), pool(ipam), owner(name)),
+          Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
+      seen.getMetadata().setResourceVersion("0");
+      claimsWritten.wrote(seen);
     }
-    String value = plan.annotations().get(ns);
-    if (value != null && !annotate(ns, ipam, expected, value)) {
-      return false; // someone else wrote first: the next reconcile starts from their value
-    }
-    boolean ok = true;
-    for (Ip ip : plan.served().get(ns)) {
-      IPClaim c = ourClaims.get(ip);
-      boolean published = c != null && c.getMetadata().getLabels() != null
-          && "true".equals(c.getMetadata().getLabels().get(LABEL_PUBLISHED));
-      if (!published) {
-        try {
-          ledger.label(ip, LABEL_PUBLISHED, "true");
-        } catch (KubernetesClientException ex) {
-          ok = false;
-        }
+    String published = value != null ? value : expected;
+    Map<String, Object> annotations = new HashMap<>();
+    annotations.put(EgressAnnotations.EGRESSIPS, published);
+    annotations.put(EgressAnnotations.EGRESSIPS_PUBLISHED, published);
+    Map<String, Object> meta = new HashMap<>();
+    meta.put("resourceVersion", ns.getMetadata().getResourceVersion());
+    meta.put("annotations", annotations);
+    try {
+      namespacesWritten.wrote(client.namespaces().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+          Serialization.asJson(Map.of("metadata", meta))));
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409 || e.getCode() == 404) {
+        return false; // changed since the plan (or gone): the next pass starts from the new object
       }
+      throw e;
     }
-    return ok;
+  }
+
+  private void release(IPClaim c) {
+    Ip ip = Ip.parse(c.getSpec().address());
+    if (ledger.release(ip, c.getSpec().owner())) {
+      claimsWritten.deleted(c.getMetadata().getName(), c.getMetadata().getResourceVersion());
+    }
   }
 
   private void recordMetrics(EgressIPAM ipam, EgressPlan plan, List<NodeInfo> nodeInfos,
-      Map<String, NodeVerdict> verdicts, Map<String, List<Ip>> served, Instant now) {
+      Map<String, NodeVerdict> verdicts, Instant now) {
     String name = ipam.getMetadata().getName();
     EgressMetrics.Round round = metrics.round(name);
     Set<String> labelValues = ipam.getSpec().cidrs().stream().map(CIDRAssignment::labelValue)
@@ -582,7 +672,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       double capacity = n.capacity() == NodeState.UNLIMITED ? Double.POSITIVE_INFINITY : n.capacity() + 1;
       round.gauge("egressip_ip_capacity", "Egress IPs a node can hold, its own address included",
           capacity, "node", n.name());
-      int hosted = plan.placement().assignments().getOrDefault(n.name(), new java.util.TreeSet<>()).size();
+      int hosted = plan.placement().assignments().getOrDefault(n.name(), new TreeSet<>()).size();
       round.gauge("egressip_ip_allocated", "Egress IPs placed on a node, its own address included",
           hosted + 1, "node", n.name());
     }
@@ -592,12 +682,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       round.gauge("egressip_cidr_free", "Free addresses of a CIDR", u.free().doubleValue(), "cidr", u.cidr());
     }
     long rejected = plan.problems().stream().filter(NamespaceProblem::rejected).count();
-    round.gauge("egressip_namespaces", "Opted-in namespaces by state", served.size(), "state", "assigned");
+    round.gauge("egressip_namespaces", "Opted-in namespaces by state", plan.served().size(), "state", "assigned");
     round.gauge("egressip_namespaces", "Opted-in namespaces by state", plan.problems().size() - rejected, "state", "pending");
     round.gauge("egressip_namespaces", "Opted-in namespaces by state", rejected, "state", "rejected");
     round.gauge("egressip_unplaceable_ips", "Addresses no node can host now", plan.placement().unplaceable().size());
     round.close();
-    for (var change : plan.placement().changes(org.ipamoperators.core.placement.Change.Kind.MOVE)) {
+    for (var change : plan.placement().changes(Change.Kind.MOVE)) {
       NodeVerdict v = verdicts.get(change.from());
       if (v != null && v.failed()) {
         metrics.failover(name, Duration.between(v.since(), now));
@@ -605,71 +695,24 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
   }
 
-  private static Duration nextReview(Map<String, NodeVerdict> verdicts, Instant now) {
-    Instant soonest = null;
-    for (NodeVerdict v : verdicts.values()) {
-      if (v.reviewAt() != null && (soonest == null || v.reviewAt().isBefore(soonest))) {
-        soonest = v.reviewAt();
-      }
-    }
-    if (soonest == null) {
-      return null;
-    }
-    Duration d = Duration.between(now, soonest).plusMillis(200);
-    return d.isNegative() ? Duration.ofMillis(200) : d;
-  }
-
-  private List<String> writeNetwork(EgressIPAM ipam, NetworkType network, EgressPlan plan,
-      Map<String, List<Ip>> served, Set<String> cleared, List<NodeInfo> nodeInfos, Platform platform) {
-    List<CIDRAssignment> cidrs = ipam.getSpec().cidrs();
-    List<IpRange> ranges = cidrs.stream().map(c -> IpRange.parse(c.cidr())).toList();
-    Set<String> labelValues = cidrs.stream().map(CIDRAssignment::labelValue).collect(Collectors.toSet());
-    Map<String, Set<Ip>> hosting = new HashMap<>();
-    Map<String, IpRange> cidrMode = new HashMap<>();
-    Set<String> assignable = new HashSet<>();
-    Set<Ip> servedIps = new HashSet<>();
-    served.values().forEach(servedIps::addAll);
-    // One CIDR without a cloud: SDN picks the node itself from egressCIDRs, as the old operator did.
-    // On a cloud the node must be chosen here, since the address is attached to its interface.
-    boolean useCidrMode = cidrs.size() == 1 && ranges.get(0).first().isIPv4() && !platform.needsCloudApi();
-    for (NodeInfo n : nodeInfos) {
-      boolean member = n.selected() && n.topologyValue() != null && labelValues.contains(n.topologyValue());
-      if (member) {
-        assignable.add(n.name());
-        if (useCidrMode) {
-          cidrMode.put(n.name(), ranges.get(0));
-        }
-      }
-    }
-    if (!useCidrMode) {
-      plan.placement().assignments().forEach((node, ips) -> hosting.put(node,
-          ips.stream().filter(servedIps::contains).collect(Collectors.toSet())));
-    }
-    NetworkWrite write = new NetworkWrite(ipam.getMetadata().getName(), ranges, served, cleared, hosting,
-        cidrMode, assignable);
-    return switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client).apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client).apply(write);
-      case NONE -> List.of();
-    };
-  }
-
   private EgressIPAM status(EgressIPAM ipam, NetworkType network, Platform platform, EgressPlan plan, boolean ready,
-      String reason,
-      String message, List<String> failures) {
+      String reason, String message, List<String> failures, Map<String, String> capacityProblems) {
     EgressIPAMStatus old = ipam.getStatus();
     Long generation = ipam.getMetadata().getGeneration();
     var conditions = Conditions.set(old == null ? null : old.conditions(), "Ready", ready, reason, message, generation);
     long rejected = plan.problems().stream().filter(NamespaceProblem::rejected).count();
     long pending = plan.problems().size() - rejected;
     int unplaceable = plan.placement().unplaceable().size();
-    boolean degraded = rejected > 0 || pending > 0 || unplaceable > 0 || !failures.isEmpty();
+    boolean degraded = rejected > 0 || pending > 0 || unplaceable > 0 || !failures.isEmpty()
+        || !capacityProblems.isEmpty();
     String degradedMessage = degraded ? String.format(
-        "%d namespace(s) rejected, %d pending, %d address(es) unplaceable%s", rejected, pending, unplaceable,
-        failures.isEmpty() ? "" : ", " + failures.size() + " network write(s) failed") : "";
+        "%d namespace(s) rejected, %d pending, %d address(es) unplaceable%s%s", rejected, pending, unplaceable,
+        failures.isEmpty() ? "" : ", " + failures.size() + " network write(s) failed",
+        capacityProblems.isEmpty() ? "" : "; " + String.join("; ", capacityProblems.values())) : "";
     conditions = Conditions.set(conditions, "Degraded", degraded,
         degraded ? (rejected > 0 ? "NamespacesRejected" : pending > 0 ? "NamespacesPending"
-            : unplaceable > 0 ? "Unplaceable" : "NetworkWriteFailed") : "AsExpected", degradedMessage, generation);
+            : unplaceable > 0 ? "Unplaceable" : !failures.isEmpty() ? "NetworkWriteFailed" : "InvalidNodeCapacity")
+            : "AsExpected", degradedMessage, generation);
     List<CidrStatus> cidrs = plan.usage().stream().map(u -> new CidrStatus(u.cidr(), u.capacity().toString(),
         u.allocated().toString(), u.free().toString())).toList();
     EgressIPAM patch = new EgressIPAM();
@@ -710,59 +753,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return out;
   }
 
-  private static int capacity(Node n, EgressIPAM ipam) {
-    String a = annotations(n).get(EgressAnnotations.NODE_CAPACITY);
-    if (a != null) {
-      try {
-        return Math.max(0, Integer.parseInt(a.trim()));
-      } catch (NumberFormatException e) {
-        // fall through to the IPAM's setting; the node annotation is reported nowhere else
-      }
-    }
-    return ipam.getSpec().nodeCapacity() == null ? NodeState.UNLIMITED : ipam.getSpec().nodeCapacity();
-  }
-
-  /**
-   * Writes egressips as a compare-and-swap: only if the value is still the one the plan was made
-   * from (a published address is never overwritten by a replica with an older view), with the
-   * namespace's resourceVersion as the lock. False when someone else got there first.
-   */
-  private boolean annotate(String ns, String ipam, String expected, String value) {
-    Namespace fresh = client.namespaces().withName(ns).get();
-    if (fresh == null || !ipam.equals(annotations(fresh).get(EgressAnnotations.EGRESSIPAM))) {
-      return false;
-    }
-    String current = annotations(fresh).get(EgressAnnotations.EGRESSIPS);
-    if (value.equals(current)) {
-      return true;
-    }
-    if (!java.util.Objects.equals(blankToNull(current), blankToNull(expected))) {
-      return false;
-    }
-    fresh.getMetadata().getAnnotations().put(EgressAnnotations.EGRESSIPS, value);
+  private void removeAnnotation(String ns) {
+    Map<String, Object> annotations = new HashMap<>();
+    annotations.put(EgressAnnotations.EGRESSIPS, null);
+    annotations.put(EgressAnnotations.EGRESSIPS_PUBLISHED, null);
     try {
-      client.resource(fresh).update();
-      return true;
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 409) {
-        return false;
-      }
-      throw e;
-    }
-  }
-
-  private static String blankToNull(String s) {
-    return s == null || s.isBlank() ? null : s;
-  }
-
-  private void removeAnnotation(String ns, EgressIPAM ipam) {
-    try {
-      client.namespaces().withName(ns).edit(n -> {
-        if (n.getMetadata().getAnnotations() != null) {
-          n.getMetadata().getAnnotations().remove(EgressAnnotations.EGRESSIPS);
-        }
-        return n;
-      });
+      namespacesWritten.wrote(client.namespaces().withName(ns).patch(PatchContext.of(PatchType.JSON_MERGE),
+          Serialization.asJson(Map.of("metadata", Map.of("annotations", annotations)))));
     } catch (KubernetesClientException e) {
       LOG.warn("could not remove {} from namespace {}: {}", EgressAnnotations.EGRESSIPS, ns, e.getMessage());
     }
@@ -781,57 +778,61 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   /**
    * IPAM deletion: clear what this IPAM wrote (namespace annotations it allocated, the network's
    * entries in its CIDRs) and release its claims. Works from the claims, so an invalid spec never
-   * blocks it; manual addresses stay in their namespaces' annotations.
+   * blocks it; manual addresses stay in their namespaces' annotations. A claim whose address does
+   * not parse (made by hand, or by something else) is reported and left alone: it cannot block the
+   * deletion (review M4). An API error reading the platform propagates (retried): cleanup never
+   * runs as bare metal on a cloud, which would release claims of addresses still attached.
    */
-  /** The spec's CIDRs that parse; the spec check reports the others. */
-  private static List<IpRange> parsableCidrs(EgressIPAM ipam) {
-    List<IpRange> out = new ArrayList<>();
-    for (CIDRAssignment c : ipam.getSpec().cidrs()) {
-      try {
-        out.add(IpRange.parse(c.cidr()));
-      } catch (RuntimeException e) {
-        // skipped here, reported by EgressPlanner.validate
-      }
-    }
-    return out;
-  }
-
   @Override
   public DeleteControl cleanup(EgressIPAM ipam, Context<EgressIPAM> context) {
     String name = ipam.getMetadata().getName();
-    List<IPClaim> held = ledger.claimsOfPool(pool(name));
+    NetworkType network = detector.detect();
+    NodeNetwork nodeNetwork = networks.select(platforms.current()).network();
+    Map<Ip, IPClaim> held = new LinkedHashMap<>();
+    List<String> unparsable = new ArrayList<>();
+    for (IPClaim c : ledger.claimsOfPool(pool(name))) {
+      try {
+        held.put(Ip.parse(c.getSpec().address()), c);
+      } catch (RuntimeException e) {
+        unparsable.add(c.getMetadata().getName() + " ('" + (c.getSpec() == null ? null : c.getSpec().address()) + "')");
+      }
+    }
+    if (!unparsable.isEmpty()) {
+      events.warning(ipam, "UnparsableClaim", "IPClaim(s) " + String.join(", ", unparsable) + " carry this IPAM's pool"
+          + " but no address; left in place, they do not hold up the deletion");
+    }
     Set<String> cleared = new HashSet<>();
-    List<IpRange> ranges = new ArrayList<>(parsableCidrs(ipam)); // an invalid CIDR's addresses come from the claims
-    for (IPClaim c : held) {
-      Ip ip = Ip.parse(c.getSpec().address());
+    List<IpRange> ranges = new ArrayList<>(EgressPolicy.parsableCidrs(ipam.getSpec())); // an invalid CIDR's addresses come from the claims
+    for (var e : held.entrySet()) {
+      Ip ip = e.getKey();
+      IPClaim c = e.getValue();
       if (ranges.stream().noneMatch(r -> r.contains(ip))) {
         ranges.add(IpRange.single(ip));
       }
       String ns = c.getSpec().owner().name();
       boolean manual = c.getMetadata().getLabels() != null
           && "manual".equals(c.getMetadata().getLabels().get(LABEL_ORIGIN));
-      if (client.namespaces().withName(ns).get() != null) {
+      if (namespace(ns) != null) {
         cleared.add(ns);
         if (!manual) {
-          removeAnnotation(ns, ipam);
+          removeAnnotation(ns);
         }
       }
     }
-    NetworkType network = detector.detect();
     NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
+    List<Node> allNodes = nodes.list(n -> true).toList();
     List<String> failures = new ArrayList<>(switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client).apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client).apply(write);
+      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, this::hostSubnetView, this::wroteNetworkObject)
+          .apply(write);
+      case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
       case NONE -> List.<String>of();
     });
     // The cloud: every held address still on a node's interface is detached; a claim whose detach
     // failed is kept (and the finalizer with it) so the next attempt knows what to take off.
     Set<Ip> keep = new HashSet<>();
-    NodeNetwork nodeNetwork = networks.select(Platform.detect(client, platformOverride)).network();
     if (nodeNetwork.capabilities().requiresApiCalls()) {
-      Set<Ip> heldIps = held.stream().map(c -> Ip.parse(c.getSpec().address())).collect(Collectors.toSet());
       List<AddressChange> detach = new ArrayList<>();
-      for (Node n : client.nodes().list().getItems()) {
+      for (Node n : allNodes) {
         String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
         if (providerId == null) {
           continue;
@@ -840,7 +841,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         try {
           NodeAttachment a = nodeNetwork.describe(new NodeRef(n.getMetadata().getName(), providerId, labels,
               new ArrayList<>(addresses(n))));
-          a.secondaryAddresses().stream().filter(heldIps::contains)
+          a.secondaryAddresses().stream().filter(held::containsKey)
               .forEach(ip -> detach.add(AddressChange.detach(ip, n.getMetadata().getName())));
         } catch (NodeNetworkException e) {
           // gone with its instance, or not ours to look at: nothing of ours can be taken off it
@@ -855,13 +856,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         }
       }
     }
-    for (IPClaim c : held) {
-      Ip ip = Ip.parse(c.getSpec().address());
+    held.forEach((ip, c) -> {
       if (!keep.contains(ip)) {
-        ledger.release(ip, c.getSpec().owner());
+        release(c);
       }
-    }
+    });
     metrics.forget(name);
+    failureHistory.remove(name);
     if (!failures.isEmpty()) {
       events.warning(ipam, "CleanupIncomplete", String.join("; ", failures));
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(10));

@@ -15,6 +15,5 @@ public final class EgressIPControllers {
     // The NodeNetwork of the platform, from the providers on the class path (see CloudNodeNetworks).
     operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry,
         new CloudNodeNetworks(client, CloudSettings.fromEnvironment())));
-    operator.register(new NamespaceReferenceReconciler(client));
   }
 }

@@ -74,6 +74,14 @@ final class EgressMetrics {
     return new Round(ipam);
   }
 
+  /** One reconcile pass of an IPAM: how often and how long the controller works, to see that cost follows change. */
+  void pass(String ipam, Duration took) {
+    Counter.builder("egressip_reconciles").description("Reconcile passes of an EgressIPAM")
+        .tag("egressipam", ipam).register(registry).increment();
+    Timer.builder("egressip_reconcile_duration").description("Time of one reconcile pass of an EgressIPAM")
+        .tag("egressipam", ipam).register(registry).record(took);
+  }
+
   void failover(String ipam, Duration sinceNodeFailed) {
     Counter.builder("egressip_failovers").description("Addresses moved off failed nodes")
         .tag("egressipam", ipam).register(registry).increment();

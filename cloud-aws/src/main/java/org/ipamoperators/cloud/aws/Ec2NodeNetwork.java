@@ -42,11 +42,15 @@ import software.amazon.awssdk.services.ec2.model.Tag;
  * {@link NodeNetwork} on EC2: egress addresses are secondary private IPv4 addresses (or IPv6
  * addresses) of the device-index-0 ENI of the instance named by the node's {@code spec.providerID}.
  *
- * <p>Ownership: every address this operator attaches carries a tag on its ENI,
- * {@value #OWNED_TAG_PREFIX}{@code <address>}. That tag is the cloud-side ledger: only tagged
- * addresses are ever unassigned or moved away, so secondary addresses of other tools are never
- * touched. The tag is written before the address is assigned, so a crash in between leaves a tag
- * without an address (ignored) rather than an address nobody owns.
+ * <p>Ownership: the addresses this operator attached to an ENI are listed in tags on it,
+ * {@value #OWNED_TAGS_PREFIX}{@code <n>}, each value a space-separated list of addresses of at most
+ * 256 characters (16 IPv4 or 6 IPv6 addresses per tag), so a dense ENI (49 IPv4 secondaries and
+ * IPv6 addresses) needs a handful of tags, far from EC2's 50 tags per resource (review M10); the
+ * earlier one-tag-per-address form ({@value #OWNED_TAG_PREFIX}{@code <address>}) is still read and
+ * replaced at the next write. Those tags are the cloud-side ledger: only listed addresses are ever
+ * unassigned or moved away, so secondary addresses of other tools are never touched. An address
+ * is listed before it is assigned, so a crash in between leaves a listed address that is not there
+ * (ignored) rather than an address nobody owns.
  *
  * <p>{@link #describe} reports every secondary address of the ENI (the caller decides which are its
  * own); the capacity is the instance type's IPv4 addresses per interface, minus the primary, minus
@@ -58,10 +62,13 @@ import software.amazon.awssdk.services.ec2.model.Tag;
 public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   public static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
   public static final String BETA_INSTANCE_TYPE_LABEL = "beta.kubernetes.io/instance-type";
-  /** Tag key prefix on an ENI, one tag per address this operator attached to it. */
+  /** Tag key prefix of the earlier form, one tag per address (read, and replaced when written). */
   public static final String OWNED_TAG_PREFIX = "ipam.ipamoperators.org/egress-ip/";
-  static final String OWNED_TAG_VALUE = "ipam-operators";
+  /** Tag key prefix on an ENI: tags {@code <prefix>0, 1, ...} list the addresses this operator attached. */
+  public static final String OWNED_TAGS_PREFIX = "ipam.ipamoperators.org/egress-ips-";
+  static final int TAG_VALUE_MAX = 256;
   private static final Duration SUBNET_TTL = Duration.ofMinutes(5);
+  private static final Duration SUBNET_MISS_TTL = Duration.ofSeconds(30);
   private static final Set<SubnetCidrBlockStateCode> GONE = Set.of(SubnetCidrBlockStateCode.DISASSOCIATING,
       SubnetCidrBlockStateCode.DISASSOCIATED, SubnetCidrBlockStateCode.FAILING, SubnetCidrBlockStateCode.FAILED);
   private static final Logger LOG = LoggerFactory.getLogger(Ec2NodeNetwork.class);
@@ -72,6 +79,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   private final InstanceTypeLimits types;
   private final Map<String, NodeEni> nodes = new ConcurrentHashMap<>();
   private final Map<String, CachedSubnet> subnets = new ConcurrentHashMap<>();
+  private final Map<String, Object> eniLocks = new ConcurrentHashMap<>();
+  private volatile AllSubnets allSubnets;
 
   /** What {@link #describe} found of a node, for {@link #apply}. */
   record NodeEni(String node, String instanceId, String eniId, String subnetId, Set<Ip> secondaries,
@@ -86,6 +95,9 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   }
 
   private record CachedSubnet(List<IpRange> blocks, Instant expires) {}
+
+  /** Every subnet of the account as last described: one paginated DescribeSubnets per TTL, not per pass. */
+  private record AllSubnets(List<Subnet> subnets, Instant at) {}
 
   /** With an existing client, which the caller closes. */
   public Ec2NodeNetwork(Ec2Client ec2, Clock clock, Duration capacityCacheTtl) {
@@ -180,16 +192,51 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     return t == null || t.isBlank() ? instance.instanceTypeAsString() : t;
   }
 
-  private static Set<Ip> ownedTags(List<Tag> tags) {
+  /** The addresses the ownership tags list, in either form. */
+  public static Set<Ip> ownedTags(List<Tag> tags) {
     Set<Ip> out = ConcurrentHashMap.newKeySet();
     for (Tag t : tags) {
-      if (t.key() != null && t.key().startsWith(OWNED_TAG_PREFIX)) {
+      if (t.key() == null) {
+        continue;
+      }
+      List<String> texts = t.key().startsWith(OWNED_TAGS_PREFIX) && t.value() != null
+          ? List.of(t.value().trim().split(" +"))
+          : t.key().startsWith(OWNED_TAG_PREFIX) ? List.of(t.key().substring(OWNED_TAG_PREFIX.length())) : List.of();
+      for (String text : texts) {
         try {
-          out.add(Ip.parse(t.key().substring(OWNED_TAG_PREFIX.length())));
+          out.add(Ip.parse(text));
         } catch (RuntimeException e) {
           // not one of ours after all
         }
       }
+    }
+    return out;
+  }
+
+  private static Set<String> ownershipKeys(List<Tag> tags) {
+    Set<String> out = ConcurrentHashMap.newKeySet();
+    tags.stream().map(Tag::key).filter(k -> k != null && (k.startsWith(OWNED_TAGS_PREFIX) || k.startsWith(OWNED_TAG_PREFIX)))
+        .forEach(out::add);
+    return out;
+  }
+
+  /** The ownership tags listing {@code owned}: sorted addresses packed into values of at most 256 characters. */
+  static List<Tag> packed(Set<Ip> owned) {
+    List<Tag> out = new ArrayList<>();
+    StringBuilder value = new StringBuilder();
+    for (Ip ip : new TreeSet<>(owned)) {
+      String text = ip.toString();
+      if (value.length() > 0 && value.length() + 1 + text.length() > TAG_VALUE_MAX) {
+        out.add(Tag.builder().key(OWNED_TAGS_PREFIX + out.size()).value(value.toString()).build());
+        value.setLength(0);
+      }
+      if (value.length() > 0) {
+        value.append(' ');
+      }
+      value.append(text);
+    }
+    if (value.length() > 0) {
+      out.add(Tag.builder().key(OWNED_TAGS_PREFIX + out.size()).value(value.toString()).build());
     }
     return out;
   }
@@ -232,16 +279,9 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   @Override
   public Set<Ip> addressesInUse(IpRange range) throws NodeNetworkException {
     try {
-      List<Subnet> all = Ec2CallFailed.call("DescribeSubnets",
-          () -> ec2.describeSubnetsPaginator(r -> {}).subnets().stream().toList());
-      Map<String, List<IpRange>> holding = new LinkedHashMap<>();
-      for (Subnet s : all) {
-        List<IpRange> overlapping = blocks(s).stream().filter(b -> b.family() == range.family() && b.overlaps(range))
-            .toList();
-        if (!overlapping.isEmpty()) {
-          holding.put(s.subnetId(), overlapping);
-        }
-      }
+      Map<String, List<IpRange>> cached = holding(accountSubnets(SUBNET_TTL), range);
+      // a subnet made since the last description: looked for again (at most every 30 s)
+      Map<String, List<IpRange>> holding = cached.isEmpty() ? holding(accountSubnets(SUBNET_MISS_TTL), range) : cached;
       if (holding.isEmpty()) {
         throw new Ec2CallFailed("DescribeSubnets", "NoSubnetForCidr", "no subnet holds or overlaps " + range,
             false);
@@ -268,6 +308,34 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     } catch (Ec2CallFailed f) {
       throw new NodeNetworkException(range.toString(), f.code, f.describe(), f.retryable, f);
     }
+  }
+
+  /**
+   * The account's subnets, described again only when the last description is older than {@code ttl}
+   * (subnets change rarely; the ENIs in them are described on every call).
+   */
+  private List<Subnet> accountSubnets(Duration ttl) {
+    Instant now = clock.instant();
+    AllSubnets cached = allSubnets;
+    if (cached != null && now.isBefore(cached.at().plus(ttl))) {
+      return cached.subnets();
+    }
+    List<Subnet> all = Ec2CallFailed.call("DescribeSubnets",
+        () -> ec2.describeSubnetsPaginator(r -> {}).subnets().stream().toList());
+    allSubnets = new AllSubnets(all, now);
+    return all;
+  }
+
+  private static Map<String, List<IpRange>> holding(List<Subnet> all, IpRange range) {
+    Map<String, List<IpRange>> holding = new LinkedHashMap<>();
+    for (Subnet s : all) {
+      List<IpRange> overlapping = blocks(s).stream().filter(b -> b.family() == range.family() && b.overlaps(range))
+          .toList();
+      if (!overlapping.isEmpty()) {
+        holding.put(s.subnetId(), overlapping);
+      }
+    }
+    return holding;
   }
 
   /**
@@ -369,15 +437,12 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
       return;
     }
     try {
-      tag(target.eniId(), toTag);
+      own(target, toTag);
     } catch (Ec2CallFailed f) {
       toTag.forEach(ip -> results[pending.get(ip)] = failed(changes.get(pending.get(ip)), f, target));
       return;
     }
-    adopt.forEach(ip -> {
-      target.tagged().add(ip);
-      results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip)));
-    });
+    adopt.forEach(ip -> results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip))));
     List<Ip> done = new ArrayList<>(adopt);
     done.addAll(run(target, reassign, pending, changes, results, () -> ec2.assignPrivateIpAddresses(r -> r
         .networkInterfaceId(target.eniId()).privateIpAddresses(strings(reassign)).allowReassignment(true)),
@@ -401,12 +466,10 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     done.addAll(run(target, v6Ready, pending, changes, results, () -> ec2.assignIpv6Addresses(r -> r
         .networkInterfaceId(target.eniId()).ipv6Addresses(strings(v6Ready))), "AssignIpv6Addresses"));
     target.secondaries().addAll(done);
-    target.tagged().addAll(done);
     List<Ip> untag = new ArrayList<>(toTag);
     untag.removeAll(done);
     if (!untag.isEmpty()) {
-      untagQuietly(target.eniId(), untag); // what was not assigned is not ours
-      target.tagged().removeAll(untag);
+      disownQuietly(target, untag); // what was not assigned is not ours
     }
     // The old ENIs of moved addresses let go and lose their tags (a stale tag alone grants nothing).
     Map<String, List<Ip>> movedV4 = new LinkedHashMap<>();
@@ -420,11 +483,16 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     movedFrom.forEach((eni, ips) -> {
       List<Ip> moved = ips.stream().filter(done::contains).toList();
       if (!moved.isEmpty()) {
-        untagQuietly(eni, moved);
-        nodes.values().stream().filter(n -> n.eniId().equals(eni)).forEach(n -> {
-          n.secondaries().removeAll(moved);
-          n.tagged().removeAll(moved);
-        });
+        NodeEni known = nodes.values().stream().filter(n -> n.eniId().equals(eni)).findFirst().orElse(null);
+        if (known != null) {
+          known.secondaries().removeAll(moved);
+          disownQuietly(known, moved);
+        } else {
+          NetworkInterface holder = holders.values().stream().filter(h -> h.networkInterfaceId().equals(eni))
+              .findFirst().orElseThrow();
+          disownQuietly(new NodeEni("(not a node)", "", eni, holder.subnetId(), ConcurrentHashMap.newKeySet(),
+              ownedTags(holder.tagSet()), false), moved);
+        }
       }
     });
   }
@@ -523,23 +591,54 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
         .networkInterfaceId(source.eniId()).ipv6Addresses(strings(v6))), "UnassignIpv6Addresses"));
     if (!done.isEmpty()) {
       source.secondaries().removeAll(done);
-      untagQuietly(source.eniId(), done);
-      source.tagged().removeAll(done);
+      disownQuietly(source, done);
     }
   }
 
-  private void tag(String eni, List<Ip> ips) {
-    Ec2CallFailed.call("CreateTags", () -> ec2.createTags(r -> r.resources(eni).tags(ips.stream()
-        .map(ip -> Tag.builder().key(OWNED_TAG_PREFIX + ip).value(OWNED_TAG_VALUE).build()).toList())));
+  /** Lists {@code ips} in the ENI's ownership tags (before they are assigned). */
+  private void own(NodeEni eni, List<Ip> ips) {
+    changeOwnership(eni, ips, true);
   }
 
-  private void untagQuietly(String eni, List<Ip> ips) {
+  private void disownQuietly(NodeEni eni, List<Ip> ips) {
     try {
-      Ec2CallFailed.call("DeleteTags", () -> ec2.deleteTags(r -> r.resources(eni).tags(ips.stream()
-          .map(ip -> Tag.builder().key(OWNED_TAG_PREFIX + ip).build()).toList())));
+      changeOwnership(eni, ips, false);
     } catch (Ec2CallFailed f) {
-      // A tag without its address grants nothing; it is rewritten or ignored later.
-      LOG.info("could not remove ownership tags of {} from {}: {} ({})", ips, eni, f.getMessage(), f.code);
+      // A listed address that is not there grants nothing; it is rewritten or ignored later.
+      LOG.info("could not remove {} from the ownership tags of {}: {} ({})", ips, eni.eniId(), f.getMessage(), f.code);
+    }
+  }
+
+  /**
+   * Read, change, write of the ENI's ownership list, one ENI at a time in this process, from the
+   * tags as EC2 has them now (IPAMs reconciled in parallel may have written since this view was
+   * described): one DescribeNetworkInterfaces, one CreateTags with the packed tags (it overwrites
+   * their values), one DeleteTags for keys no longer used (surplus packed tags, tags of the earlier
+   * one-per-address form).
+   */
+  private void changeOwnership(NodeEni eni, List<Ip> ips, boolean add) {
+    synchronized (eniLocks.computeIfAbsent(eni.eniId(), k -> new Object())) {
+      List<Tag> current = Ec2CallFailed.call("DescribeNetworkInterfaces",
+          () -> ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(eni.eniId()))).networkInterfaces().stream()
+          .findFirst().map(NetworkInterface::tagSet).orElse(List.of());
+      Set<Ip> owned = new TreeSet<>(ownedTags(current));
+      if (add) {
+        owned.addAll(ips);
+      } else {
+        owned.removeAll(ips);
+      }
+      List<Tag> tags = packed(owned);
+      Set<String> keys = tags.stream().map(Tag::key).collect(Collectors.toSet());
+      List<String> stale = ownershipKeys(current).stream().filter(k -> !keys.contains(k)).sorted().toList();
+      if (!tags.isEmpty()) {
+        Ec2CallFailed.call("CreateTags", () -> ec2.createTags(r -> r.resources(eni.eniId()).tags(tags)));
+      }
+      if (!stale.isEmpty()) {
+        Ec2CallFailed.call("DeleteTags", () -> ec2.deleteTags(r -> r.resources(eni.eniId())
+            .tags(stale.stream().map(k -> Tag.builder().key(k).build()).toList())));
+      }
+      eni.tagged().retainAll(owned);
+      eni.tagged().addAll(owned);
     }
   }
 

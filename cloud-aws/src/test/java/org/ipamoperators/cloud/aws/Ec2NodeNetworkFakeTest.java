@@ -97,4 +97,55 @@ class Ec2NodeNetworkFakeTest {
     assertThat(ec2.secondaries(ec2.primaryEni(big))).isEmpty();
     assertThat(ec2.calls).containsOnlyOnce("AssignPrivateIpAddresses").doesNotContain("UnassignPrivateIpAddresses");
   }
+
+  /**
+   * moto gap: EC2 refuses a 51st tag on a resource (TagLimitExceeded); moto does not. A dense ENI
+   * with the cluster's own tags and 49 egress addresses must stay within it (review M10).
+   */
+  @Test
+  void aDenseEniStaysWithinFiftyTagsAndOldPerAddressTagsAreReplaced() throws Exception {
+    String subnet = ec2.subnet("10.0.8.0/22");
+    String dense = ec2.instance(subnet, "m5.24xlarge", "10.0.8.5", 0);
+    String eni = ec2.primaryEni(dense);
+    for (int i = 0; i < 5; i++) {
+      ec2.tag(eni, "kubernetes.io/cluster/c" + i, "owned"); // what the installer and other tools put there
+    }
+    ec2.tag(eni, Ec2NodeNetwork.OWNED_TAG_PREFIX + "10.0.9.200", "ipam-operators"); // the earlier form
+    ec2.secondariesOf(eni).add("10.0.9.200");
+    network.describe(node("dense", dense, "m5.24xlarge"));
+    List<AddressChange> attach = new java.util.ArrayList<>();
+    Ip ip = Ip.parse("10.0.8.10");
+    for (int i = 0; i < 48; i++, ip = ip.next()) {
+      attach.add(AddressChange.attach(ip, "dense"));
+    }
+
+    assertThat(network.apply(attach)).allMatch(AddressChangeResult::succeeded);
+
+    assertThat(ec2.secondaries(eni)).hasSize(49);
+    Map<String, String> tags = ec2.tags(eni);
+    assertThat(tags.size()).isLessThanOrEqualTo(5 + 4);
+    assertThat(tags).doesNotContainKey(Ec2NodeNetwork.OWNED_TAG_PREFIX + "10.0.9.200");
+    assertThat(tags.values()).allMatch(v -> v.length() <= 256);
+    java.util.Set<Ip> owned = Ec2NodeNetwork.ownedTags(tags.entrySet().stream()
+        .map(e -> software.amazon.awssdk.services.ec2.model.Tag.builder().key(e.getKey()).value(e.getValue()).build())
+        .toList());
+    assertThat(owned).hasSize(49).contains(Ip.parse("10.0.9.200"), Ip.parse("10.0.8.57"));
+    // and every one of them can be taken off again: the list is what ownership is read from
+    network.describe(node("dense", dense, "m5.24xlarge"));
+    assertThat(network.apply(List.of(AddressChange.detach(Ip.parse("10.0.9.200"), "dense"))))
+        .allMatch(AddressChangeResult::succeeded);
+    assertThat(ec2.secondaries(eni)).hasSize(48).doesNotContain("10.0.9.200");
+  }
+
+  /** Subnets change rarely: the account-wide DescribeSubnets runs once per cache period, not per pass. */
+  @Test
+  void addressesInUseDescribeTheAccountsSubnetsOncePerPeriodNotPerCall() throws Exception {
+    ec2.calls.clear();
+    for (int i = 0; i < 5; i++) {
+      assertThat(network.addressesInUse(org.ipamoperators.core.address.IpRange.parse("10.0.1.0/24")))
+          .contains(Ip.parse("10.0.1.5"), Ip.parse("10.0.1.6"));
+    }
+    assertThat(ec2.calls.stream().filter("DescribeSubnets"::equals).count()).isEqualTo(1);
+    assertThat(ec2.calls.stream().filter("DescribeNetworkInterfaces"::equals).count()).isEqualTo(5);
+  }
 }

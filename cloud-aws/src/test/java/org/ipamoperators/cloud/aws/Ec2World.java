@@ -71,8 +71,7 @@ final class Ec2World {
 
   Set<String> ownedTags(String eni) {
     Set<String> out = new TreeSet<>();
-    describeEni(eni).tagSet().stream().filter(t -> t.key().startsWith(Ec2NodeNetwork.OWNED_TAG_PREFIX))
-        .forEach(t -> out.add(t.key().substring(Ec2NodeNetwork.OWNED_TAG_PREFIX.length())));
+    Ec2NodeNetwork.ownedTags(describeEni(eni).tagSet()).forEach(ip -> out.add(ip.toString()));
     return out;
   }
 

@@ -45,8 +45,8 @@ import software.amazon.awssdk.services.ec2.model.UnassignPrivateIpAddressesRespo
  * A hand-written {@link Ec2Client} for the few calls Ec2NodeNetwork makes, enforcing what moto
  * 5.1 does not: the per-ENI address limit of the instance type (PrivateIpAddressLimitExceeded),
  * subnet membership of an assigned address (InvalidParameterValue), an address held by another ENI
- * without AllowReassignment (InvalidParameterValue), and atomic calls (a refused call assigns
- * nothing). It also lists an instance's ENIs with the device-index-0 one last. Every other call
+ * without AllowReassignment (InvalidParameterValue), atomic calls (a refused call assigns
+ * nothing), and EC2's limit of 50 tags per resource (TagLimitExceeded). It also lists an instance's ENIs with the device-index-0 one last. Every other call
  * throws UnsupportedOperationException (the interface's default).
  */
 final class FakeEc2 implements Ec2Client {
@@ -55,7 +55,8 @@ final class FakeEc2 implements Ec2Client {
 
   private final Map<String, IpRange> subnets = new LinkedHashMap<>();
   private final Map<String, String> instanceTypes = new HashMap<>();
-  private final Map<String, Integer> ipv4PerInterface = new HashMap<>(Map.of("t3.micro", 2, "m5.large", 10));
+  private final Map<String, Integer> ipv4PerInterface = new HashMap<>(Map.of("t3.micro", 2, "m5.large", 10,
+      "m5.24xlarge", 50));
   private final Map<String, FakeEni> enis = new LinkedHashMap<>();
   private int next = 1;
   final List<String> calls = new ArrayList<>();
@@ -87,6 +88,19 @@ final class FakeEc2 implements Ec2Client {
   String primaryEni(String instance) {
     return enis.values().stream().filter(e -> e.instance().equals(instance) && e.deviceIndex() == 0).findFirst()
         .orElseThrow().id();
+  }
+
+  Map<String, String> tags(String eni) {
+    return Map.copyOf(enis.get(eni).tags());
+  }
+
+  void tag(String eni, String key, String value) {
+    enis.get(eni).tags().put(key, value);
+  }
+
+  /** The ENI's secondary list itself, to set up a state by hand. */
+  List<String> secondariesOf(String eni) {
+    return enis.get(eni).secondaries();
   }
 
   List<String> secondaries(String eni) {
@@ -220,7 +234,15 @@ final class FakeEc2 implements Ec2Client {
   public CreateTagsResponse createTags(CreateTagsRequest r) {
     calls.add("CreateTags");
     for (String id : r.resources()) {
-      r.tags().forEach(t -> enis.get(id).tags().put(t.key(), t.value()));
+      Map<String, String> after = new LinkedHashMap<>(enis.get(id).tags());
+      r.tags().forEach(t -> after.put(t.key(), t.value()));
+      if (after.size() > 50) {
+        throw error("TagLimitExceeded", "The maximum number of tags per resource (50) would be exceeded");
+      }
+      if (r.tags().stream().anyMatch(t -> t.value() != null && t.value().length() > 256)) {
+        throw error("InvalidParameterValue", "Tag value exceeds the maximum length of 256 characters");
+      }
+      enis.get(id).tags().putAll(after);
     }
     return CreateTagsResponse.builder().build();
   }

@@ -8,6 +8,12 @@ public final class EgressAnnotations {
   public static final String EGRESSIPAM = "egressip-ipam-operator.redhat-cop.io/egressipam";
   /** On a Namespace: its egress IPs, comma separated, one per CIDR in spec order. */
   public static final String EGRESSIPS = "egressip-ipam-operator.redhat-cop.io/egressips";
+  /**
+   * On a Namespace, written with egressips in the same request: the addresses this operator
+   * published there. Tells a user's removal of egressips (new addresses, as the old operator did)
+   * from a restart between claim and publication (the claimed addresses are kept).
+   */
+  public static final String EGRESSIPS_PUBLISHED = "ipam.ipamoperators.org/egressips-published";
   /** On a Node: how many egress IPs it may host (overrides the IPAM's nodeCapacity). */
   public static final String NODE_CAPACITY = "ipam.ipamoperators.org/egress-capacity";
   /** On a Node, for OVN-Kubernetes: the node may host egress IPs. */

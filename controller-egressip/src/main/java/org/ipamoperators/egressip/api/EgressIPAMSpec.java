@@ -11,13 +11,12 @@ import java.util.List;
 
 /**
  * The desired state of an EgressIPAM: the old operator's fields, plus an allocation strategy, a
- * default per-node capacity and the failover grace period.
+ * default per-node capacity and the failover grace period. Two CIDRs may share a labelValue, as the
+ * old CRD allowed: the nodes of that value host the addresses of both.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "!has(self.cidrAssignments) || self.cidrAssignments.all(a, self.cidrAssignments.exists_one(b, b.CIDR == a.CIDR))",
     message = "each CIDR may appear only once in cidrAssignments")
-@ValidationRule(value = "!has(self.cidrAssignments) || self.cidrAssignments.all(a, self.cidrAssignments.exists_one(b, b.labelValue == a.labelValue))",
-    message = "each labelValue may appear only once in cidrAssignments: nodes of one label value host one CIDR")
 public record EgressIPAMSpec(
     @Size(max = 32) List<CIDRAssignment> cidrAssignments,
     @Required String topologyLabel,

@@ -35,17 +35,19 @@ public final class OvnWriter {
     return NAME_PREFIX + namespace;
   }
 
-  public List<String> apply(NetworkWrite w) {
+  /** Applies the write; {@code nodes}: every node as last seen (the informer's view). */
+  public List<String> apply(NetworkWrite w, java.util.Collection<Node> nodes) {
     List<String> failures = new ArrayList<>();
     var egressIps = client.genericKubernetesResources(EGRESS_IP);
+    // One listing of this IPAM's objects per pass, not one GET per namespace.
+    Map<String, GenericKubernetesResource> mine = new java.util.HashMap<>();
+    for (GenericKubernetesResource r : egressIps.withLabel(EgressAnnotations.MANAGED_BY, w.ipam()).list().getItems()) {
+      mine.put(r.getMetadata().getName(), r);
+    }
     for (Map.Entry<String, List<Ip>> e : w.namespaces().entrySet()) {
       String name = objectName(e.getKey());
       List<String> ips = e.getValue().stream().map(Ip::toString).toList();
-      GenericKubernetesResource current = egressIps.withName(name).get();
-      if (current != null && !w.ipam().equals(label(current))) {
-        failures.add("EgressIP " + name + " exists and is not managed by EgressIPAM " + w.ipam());
-        continue;
-      }
+      GenericKubernetesResource current = mine.get(name);
       if (current != null && Objects.equals(spec(current).get("egressIPs"), ips)) {
         continue;
       }
@@ -57,7 +59,14 @@ public final class OvnWriter {
           .build();
       try {
         if (current == null) {
-          egressIps.resource(desired).create();
+          try {
+            egressIps.resource(desired).create();
+          } catch (KubernetesClientException ex) {
+            if (ex.getCode() != 409) {
+              throw ex;
+            }
+            failures.add("EgressIP " + name + " exists and is not managed by EgressIPAM " + w.ipam());
+          }
         } else {
           desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
           egressIps.resource(desired).update();
@@ -66,7 +75,7 @@ public final class OvnWriter {
         failures.add("EgressIP " + name + ": " + ex.getMessage());
       }
     }
-    for (GenericKubernetesResource r : egressIps.withLabel(EgressAnnotations.MANAGED_BY, w.ipam()).list().getItems()) {
+    for (GenericKubernetesResource r : mine.values()) {
       String ns = r.getMetadata().getName().substring(NAME_PREFIX.length());
       if (!w.namespaces().containsKey(ns)) {
         try {
@@ -76,12 +85,17 @@ public final class OvnWriter {
         }
       }
     }
-    labelNodes(w, failures);
+    labelNodes(w, nodes, failures);
     return failures;
   }
 
-  private void labelNodes(NetworkWrite w, List<String> failures) {
-    for (Node n : client.nodes().list().getItems()) {
+  /** Reading the nodes straight from the API server (cleanup). */
+  public List<String> apply(NetworkWrite w) {
+    return apply(w, client.nodes().list().getItems());
+  }
+
+  private void labelNodes(NetworkWrite w, java.util.Collection<Node> nodes, List<String> failures) {
+    for (Node n : nodes) {
       Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
       Map<String, String> annotations = n.getMetadata().getAnnotations() == null ? Map.of()
           : n.getMetadata().getAnnotations();
@@ -109,10 +123,6 @@ public final class OvnWriter {
         failures.add("Node " + n.getMetadata().getName() + ": " + ex.getMessage());
       }
     }
-  }
-
-  private static String label(GenericKubernetesResource r) {
-    return r.getMetadata().getLabels() == null ? null : r.getMetadata().getLabels().get(EgressAnnotations.MANAGED_BY);
   }
 
   @SuppressWarnings("unchecked")

@@ -12,7 +12,11 @@ import java.util.Set;
  * ({@code status.platformStatus.type}, else the older {@code status.platform}; on AWS also
  * {@code status.platformStatus.aws.region}), or "None" where that
  * API is not served (plain Kubernetes). Read on every reconcile, never only once at start, so a
- * cluster whose Infrastructure appears later is followed. Never throws.
+ * cluster whose Infrastructure appears later is followed.
+ *
+ * <p>An API error is never read as "no cloud": on AWS that would switch a pass to egressCIDRs mode
+ * and make cleanup release claims without detaching them from the interfaces. {@link #detect}
+ * throws; {@link Known} keeps the last platform it saw and answers with it while the API fails.
  */
 public record Platform(String type, boolean fromInfrastructure, String awsRegion) {
   /** Platforms where the cluster network alone carries an egress IP: no cloud API is needed. */
@@ -53,7 +57,38 @@ public record Platform(String type, boolean fromInfrastructure, String awsRegion
       }
       return new Platform("None", true, null);
     } catch (KubernetesClientException e) {
-      return new Platform("None", false, null);
+      throw new KubernetesClientException("cannot read Infrastructure/cluster to find the platform: "
+          + e.getMessage(), e.getCode(), e.getStatus());
+    }
+  }
+
+  /**
+   * The platform as last read: an error keeps the previous answer (a platform does not change on
+   * a flaky call), and with no previous answer the error propagates, so the reconcile is retried
+   * rather than run as bare metal.
+   */
+  public static final class Known {
+    private final KubernetesClient client;
+    private final String override;
+    private volatile Platform last;
+
+    public Known(KubernetesClient client, String override) {
+      this.client = client;
+      this.override = override;
+    }
+
+    public Platform current() {
+      try {
+        Platform p = detect(client, override);
+        last = p;
+        return p;
+      } catch (KubernetesClientException e) {
+        Platform previous = last;
+        if (previous == null) {
+          throw e;
+        }
+        return previous;
+      }
     }
   }
 }

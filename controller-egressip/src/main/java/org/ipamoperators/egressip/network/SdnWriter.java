@@ -1,15 +1,25 @@
 package org.ipamoperators.egressip.network;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
 
@@ -18,12 +28,38 @@ import org.ipamoperators.core.address.IpRange;
  * {@code HostSubnet.egressIPs} (explicit mode) or {@code egressCIDRs} (CIDR mode) per node. Only
  * entries inside the IPAM's CIDRs are touched, only objects that change are written, and each
  * object's failure is reported without stopping the others.
+ *
+ * <p>Reads come from the informers' view (no list or get per pass). Each write is a merge patch
+ * carrying the resourceVersion it was computed from: if another EgressIPAM (reconciled in parallel)
+ * or anyone else wrote in between, the API server answers 409, and the value is computed again
+ * from the fresh object, so another IPAM's addresses are never overwritten with a stale view
+ * (review M7).
  */
 public final class SdnWriter {
-  private final KubernetesClient client;
+  private static final int ATTEMPTS = 5;
 
-  public SdnWriter(KubernetesClient client) {
+  private final KubernetesClient client;
+  private final Function<String, NetNamespace> netNamespaces;
+  private final Supplier<Collection<HostSubnet>> hostSubnets;
+  private final Consumer<HasMetadata> wrote;
+
+  /**
+   * @param netNamespaces the NetNamespace of a name as last seen (null: none)
+   * @param hostSubnets every HostSubnet as last seen
+   * @param wrote told of each object written, as the API server returned it
+   */
+  public SdnWriter(KubernetesClient client, Function<String, NetNamespace> netNamespaces,
+      Supplier<Collection<HostSubnet>> hostSubnets, Consumer<HasMetadata> wrote) {
     this.client = client;
+    this.netNamespaces = netNamespaces;
+    this.hostSubnets = hostSubnets;
+    this.wrote = wrote;
+  }
+
+  /** Reading straight from the API server (cleanup, tests). */
+  public static SdnWriter direct(KubernetesClient client) {
+    return new SdnWriter(client, ns -> client.resources(NetNamespace.class).withName(ns).get(),
+        () -> client.resources(HostSubnet.class).list().getItems(), o -> {});
   }
 
   /** Applies the write; returns one message per object that could not be written. */
@@ -31,58 +67,108 @@ public final class SdnWriter {
     List<String> failures = new ArrayList<>();
     w.namespaces().forEach((ns, ips) -> setNetNamespace(ns, ips.stream().map(Ip::toString).toList(), w, failures));
     w.cleared().forEach(ns -> setNetNamespace(ns, List.of(), w, failures));
-    for (HostSubnet hs : client.resources(HostSubnet.class).list().getItems()) {
-      String node = hs.getMetadata().getName();
-      List<String> ips = keepForeign(hs.getEgressIPs(), w);
-      List<String> cidrs = keepForeign(hs.getEgressCIDRs(), w);
-      Set<Ip> hosted = w.hosting().get(node);
-      if (hosted != null) {
-        hosted.stream().sorted().map(Ip::toString).forEach(ips::add);
-      }
-      IpRange cidr = w.cidrMode().get(node);
-      if (cidr != null) {
-        cidrs.add(cidr.text());
-      }
-      if (!sameSet(ips, hs.getEgressIPs()) || !sameSet(cidrs, hs.getEgressCIDRs())) {
-        try {
-          client.resources(HostSubnet.class).withName(node).edit(h -> {
-            h.setEgressIPs(ips);
-            h.setEgressCIDRs(cidrs);
-            return h;
-          });
-        } catch (KubernetesClientException e) {
-          failures.add("HostSubnet " + node + ": " + e.getMessage());
-        }
+    // Break before make: every node first lets go of what it no longer hosts, then nodes take what
+    // is new, so an address that moves is never on two HostSubnets at once (SDN refuses that).
+    List<HostSubnet> subnets = new ArrayList<>(hostSubnets.get());
+    subnets.sort(java.util.Comparator.comparing(h -> h.getMetadata().getName()));
+    List<HostSubnet> written = new ArrayList<>();
+    for (HostSubnet hs : subnets) {
+      written.add(setHostSubnet(hs, w, true, failures));
+    }
+    for (HostSubnet hs : written) {
+      if (hs != null) {
+        setHostSubnet(hs, w, false, failures);
       }
     }
     return failures;
   }
 
+  /** Writes one HostSubnet (only its removals when {@code removalsOnly}); the object as it now is, null when failed. */
+  private HostSubnet setHostSubnet(HostSubnet seen, NetworkWrite w, boolean removalsOnly, List<String> failures) {
+    String node = seen.getMetadata().getName();
+    HostSubnet base = seen;
+    for (int attempt = 0; attempt < ATTEMPTS && base != null; attempt++) {
+      // Computed from the object the write is conditioned on: foreign entries as they are in it.
+      List<String> ips = keepForeign(base.getEgressIPs(), w);
+      List<String> cidrs = keepForeign(base.getEgressCIDRs(), w);
+      Set<Ip> hosted = w.hosting().get(node);
+      if (hosted != null) {
+        Set<String> now = new TreeSet<>(base.getEgressIPs() == null ? List.of() : base.getEgressIPs());
+        hosted.stream().sorted().map(Ip::toString).filter(ip -> !removalsOnly || now.contains(ip)).forEach(ips::add);
+      }
+      IpRange cidr = w.cidrMode().get(node);
+      if (cidr != null) {
+        Set<String> now = new TreeSet<>(base.getEgressCIDRs() == null ? List.of() : base.getEgressCIDRs());
+        if (!removalsOnly || now.contains(cidr.text())) {
+          cidrs.add(cidr.text());
+        }
+      }
+      if (sameSet(ips, base.getEgressIPs()) && sameSet(cidrs, base.getEgressCIDRs())) {
+        return base;
+      }
+      Map<String, Object> patch = new LinkedHashMap<>();
+      patch.put("egressIPs", ips);
+      patch.put("egressCIDRs", cidrs);
+      try {
+        HostSubnet done = patch(HostSubnet.class, node, base.getMetadata().getResourceVersion(), patch);
+        wrote.accept(done);
+        return done;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          failures.add("HostSubnet " + node + ": " + e.getMessage());
+          return null;
+        }
+        base = client.resources(HostSubnet.class).withName(node).get();
+      }
+    }
+    if (base != null) {
+      failures.add("HostSubnet " + node + ": changed by another writer " + ATTEMPTS + " times in a row; again later");
+    }
+    return null;
+  }
+
   private void setNetNamespace(String ns, List<String> ours, NetworkWrite w, List<String> failures) {
-    NetNamespace current = client.resources(NetNamespace.class).withName(ns).get();
-    if (current == null) {
-      if (!ours.isEmpty()) {
-        failures.add("NetNamespace " + ns + " does not exist yet (OpenShift SDN creates it)");
+    NetNamespace current = netNamespaces.apply(ns);
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (current == null) {
+        if (!ours.isEmpty()) {
+          failures.add("NetNamespace " + ns + " does not exist yet (OpenShift SDN creates it)");
+        }
+        return;
       }
-      return;
-    }
-    List<String> desired = new ArrayList<>(ours);
-    for (String ip : current.getEgressIPs() == null ? List.<String>of() : current.getEgressIPs()) {
-      if (!w.ours(ip) && !desired.contains(ip)) {
-        desired.add(ip); // set by someone else: not ours to remove
+      List<String> desired = new ArrayList<>(ours);
+      for (String ip : current.getEgressIPs() == null ? List.<String>of() : current.getEgressIPs()) {
+        if (!w.ours(ip) && !desired.contains(ip)) {
+          desired.add(ip); // set by someone else: not ours to remove
+        }
+      }
+      if (Objects.equals(desired, current.getEgressIPs() == null ? List.of() : current.getEgressIPs())) {
+        return;
+      }
+      try {
+        wrote.accept(patch(NetNamespace.class, ns, current.getMetadata().getResourceVersion(),
+            Map.of("egressIPs", desired)));
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          current = null;
+        } else if (e.getCode() == 409) {
+          current = client.resources(NetNamespace.class).withName(ns).get();
+        } else {
+          failures.add("NetNamespace " + ns + ": " + e.getMessage());
+          return;
+        }
       }
     }
-    if (Objects.equals(desired, current.getEgressIPs() == null ? List.of() : current.getEgressIPs())) {
-      return;
-    }
-    try {
-      client.resources(NetNamespace.class).withName(ns).edit(n -> {
-        n.setEgressIPs(desired);
-        return n;
-      });
-    } catch (KubernetesClientException e) {
-      failures.add("NetNamespace " + ns + ": " + e.getMessage());
-    }
+    failures.add("NetNamespace " + ns + ": changed by another writer " + ATTEMPTS + " times in a row; again later");
+  }
+
+  /** A JSON merge patch of our fields, conditioned on the resourceVersion they were computed from. */
+  private <T extends HasMetadata> T patch(Class<T> type, String name, String resourceVersion, Map<String, Object> fields) {
+    Map<String, Object> body = new LinkedHashMap<>(fields);
+    body.put("metadata", Map.of("resourceVersion", resourceVersion));
+    return client.resources(type).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+        Serialization.asJson(body));
   }
 
   private static List<String> keepForeign(List<String> values, NetworkWrite w) {
@@ -102,10 +188,10 @@ public final class SdnWriter {
     return new TreeSet<>(a).equals(new TreeSet<>(b == null ? List.of() : b));
   }
 
-  /** The egress IPs each HostSubnet hosts today, as the planner's starting point. */
-  public Map<String, Set<Ip>> hosting() {
-    Map<String, Set<Ip>> out = new java.util.HashMap<>();
-    for (HostSubnet hs : client.resources(HostSubnet.class).list().getItems()) {
+  /** The egress IPs each HostSubnet hosts, as the planner's starting point. */
+  public static Map<String, Set<Ip>> hosting(Collection<HostSubnet> subnets) {
+    Map<String, Set<Ip>> out = new HashMap<>();
+    for (HostSubnet hs : subnets) {
       Set<Ip> ips = new TreeSet<>();
       if (hs.getEgressIPs() != null) {
         for (String s : hs.getEgressIPs()) {
@@ -122,15 +208,15 @@ public final class SdnWriter {
   }
 
   /** Each node's SDN host address, never to be handed out. */
-  public Map<String, Ip> hostIps() {
-    Map<String, Ip> out = new java.util.HashMap<>();
-    for (HostSubnet hs : client.resources(HostSubnet.class).list().getItems()) {
+  public static Map<String, Ip> hostIps(Collection<HostSubnet> subnets) {
+    Map<String, Ip> out = new HashMap<>();
+    for (HostSubnet hs : subnets) {
       try {
         if (hs.getHostIP() != null) {
           out.put(hs.getMetadata().getName(), Ip.parse(hs.getHostIP()));
         }
       } catch (IllegalArgumentException e) {
-        // ignore a malformed hostIP: it cannot collide with a parsed address either
+        // a malformed hostIP cannot collide with a parsed address either
       }
     }
     return out;

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -267,7 +266,10 @@ public final class EgressPlanner {
     return -1;
   }
 
-  /** What admission cannot check: CIDR semantics, reserved addresses, overlaps, label values. */
+  /**
+   * What admission cannot check: CIDR semantics, reserved addresses, overlaps. A labelValue shared by
+   * two CIDRs is allowed, as the old CRD allowed it: those nodes host both CIDRs' addresses.
+   */
   public static List<PoolProblem> validate(EgressIPAMSpec spec) {
     List<PoolProblem> problems = new ArrayList<>();
     List<CIDRAssignment> cidrs = spec.cidrs();
@@ -283,7 +285,6 @@ public final class EgressPlanner {
       }
     }
     List<IpRange> ranges = new ArrayList<>();
-    Map<String, Integer> labelValues = new LinkedHashMap<>();
     for (int i = 0; i < cidrs.size(); i++) {
       CIDRAssignment a = cidrs.get(i);
       String at = "cidrAssignments[" + i + "]";
@@ -309,11 +310,6 @@ public final class EgressPlanner {
         ranges.add(r);
       } catch (InvalidAddressException e) {
         ranges.add(null); // reported above
-      }
-      Integer other = labelValues.putIfAbsent(a.labelValue() == null ? "" : a.labelValue(), i);
-      if (other != null) {
-        problems.add(new PoolProblem(a.labelValue(), at + ".labelValue '" + a.labelValue()
-            + "' is also used by cidrAssignments[" + other + "]; nodes of one label value host one CIDR"));
       }
     }
     return problems;

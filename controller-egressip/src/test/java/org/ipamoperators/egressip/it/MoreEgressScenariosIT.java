@@ -23,7 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.egressip.EgressIPAMReconciler;
-import org.ipamoperators.egressip.NamespaceReferenceReconciler;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
@@ -274,7 +273,6 @@ class MoreEgressScenariosIT {
     KubernetesClient c = server.newClient();
     operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
     operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(), registry));
-    operator.register(new NamespaceReferenceReconciler(c));
     operator.start();
 
     String full = cluster.n("cap");
@@ -362,22 +360,27 @@ class MoreEgressScenariosIT {
   }
 
   @Test
-  void duplicateCidrsOrLabelValuesAreRejectedAtAdmission() {
-    // scenario 14: the CRD's CEL rules, enforced by the API server (no operator needed)
+  void duplicateCidrsAreRejectedAtAdmissionAndASharedLabelValueIsAcceptedAsTheOldCrdDid() {
+    // scenario 14: the CRD's CEL rule, enforced by the API server
     assertThatThrownBy(() -> cluster.ipam(cluster.n("dupcidr"), "zone", WORKERS, null, null,
         cidr("192.0.2.0/24", "a"), cidr("192.0.2.0/24", "b")))
         .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
           assertThat(e.getCode()).isEqualTo(422);
           assertThat(e.getMessage()).contains("each CIDR may appear only once in cidrAssignments");
         });
-    assertThatThrownBy(() -> cluster.ipam(cluster.n("duplabel"), "zone", WORKERS, null, null,
-        cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "a")))
-        .isInstanceOfSatisfying(KubernetesClientException.class, e -> {
-          assertThat(e.getCode()).isEqualTo(422);
-          assertThat(e.getMessage()).contains("each labelValue may appear only once in cidrAssignments");
-        });
     assertThat(ipam(cluster.n("dupcidr"))).isNull();
-    assertThat(ipam(cluster.n("duplabel"))).isNull();
+    // Issue 13 item 9: the old CRD accepted two CIDRs with one labelValue; such a manifest still
+    // applies, and the nodes of that value host the addresses of both.
+    startOperator();
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.ipam(cluster.n("duplabel"), "zone", WORKERS, null, null,
+        cidr("192.0.2.0/24", "a"), cidr("198.51.100.0/24", "a"));
+    cluster.namespace("ns1", cluster.n("duplabel"), null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns1")).isEqualTo("192.0.2.1,198.51.100.1");
+      assertThat(cluster.hostSubnetIps("a1")).containsExactlyInAnyOrder("192.0.2.1", "198.51.100.1");
+      assertThat(condition(ipam(cluster.n("duplabel")), "Ready")).isEqualTo("True");
+    });
   }
 
   @Test

@@ -1,0 +1,305 @@
+package org.ipamoperators.egressip.plan;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.ipamoperators.controller.common.kube.LabelSelectors;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpRange;
+import org.ipamoperators.core.failover.FailoverPolicy;
+import org.ipamoperators.core.failover.HealthObservation;
+import org.ipamoperators.core.failover.NodeCondition;
+import org.ipamoperators.core.failover.NodeVerdict;
+import org.ipamoperators.core.placement.NodeState;
+import org.ipamoperators.core.placement.PlacementOptions;
+import org.ipamoperators.core.spi.AddressChange;
+import org.ipamoperators.egressip.api.CIDRAssignment;
+import org.ipamoperators.egressip.api.EgressIPAMSpec;
+import org.ipamoperators.egressip.network.NetworkWrite;
+
+/**
+ * The egress policy, pure: from what was read ({@link EgressInputs}) and the failure history of the
+ * previous pass to a decision. It holds what used to sit in the reconciler: node readiness through
+ * the failover policy (a recovered node waits out the recovery window), capacity from the node
+ * annotation, the IPAM and the cloud, capacity shared with EgressIPAMs named before this one,
+ * suspect nodes keeping only what they host, CIDRs whose usage the platform could not read (nothing
+ * new is claimed there), addresses the platform sees in use, and the cloud changes that follow the
+ * placement. The reconciler only fetches, calls {@link #decide}, and persists.
+ */
+public final class EgressPolicy {
+  public static final String POOL_PREFIX = "egressipam/";
+  static final Duration RECOVERY_WINDOW = Duration.ofSeconds(60);
+
+  private EgressPolicy() {}
+
+  public static String pool(String ipam) {
+    return POOL_PREFIX + ipam;
+  }
+
+  /** Whether the platform is asked about a node: it is selected, or it may still hold our addresses. */
+  public static boolean describes(EgressIPAMSpec spec, Map<String, String> labels, boolean hasProviderId) {
+    return LabelSelectors.matches(spec.nodeSelector(), labels) || hasProviderId;
+  }
+
+  public static EgressDecision decide(EgressInputs in, Map<String, Instant> failedBefore, Instant now) {
+    EgressIPAMSpec spec = in.spec();
+    String pool = pool(in.ipam());
+    Map<String, Set<Ip>> publishedIn = new HashMap<>();
+    for (NamespaceState ns : in.namespaces()) {
+      if (ns.published() != null) {
+        publishedIn.put(ns.name(), parseAll(ns.published()));
+      }
+    }
+    // Claims: ours (published from the claim's label or the namespace's record), others', and the
+    // addresses of IPAMs named before this one, which use the capacity of the nodes that carry them
+    // (only those named before, so two IPAMs that place on one node at once settle in one round).
+    Set<Ip> ours = new HashSet<>();
+    Set<Ip> otherIpams = new HashSet<>();
+    List<ClaimState> claimStates = new ArrayList<>(in.claims().size());
+    for (ClaimFact c : in.claims()) {
+      if (pool.equals(c.pool())) {
+        ours.add(c.address());
+        boolean published = c.publishedLabel()
+            || publishedIn.getOrDefault(c.ownerName(), Set.of()).contains(c.address());
+        claimStates.add(new ClaimState(c.address(), c.ownerName(), null, published, c.created()));
+      } else {
+        claimStates.add(new ClaimState(c.address(), null, c.ownerDescription(), false, c.created()));
+        if (c.pool() != null && c.pool().startsWith(POOL_PREFIX) && c.pool().compareTo(pool) < 0) {
+          otherIpams.add(c.address());
+        }
+      }
+    }
+
+    // Readiness: the Ready condition only tells a node's latest transition; the failure before a
+    // recovery is remembered here, so a flapping node's addresses move at most once per window.
+    Duration grace = Duration.ofSeconds(spec.failoverGraceSeconds() == null ? 10 : spec.failoverGraceSeconds());
+    List<HealthObservation> health = new ArrayList<>();
+    for (NodeFacts n : in.nodes()) {
+      Instant failedAt = failedBefore.get(n.name());
+      if (failedAt != null) {
+        health.add(new HealthObservation(n.name(), failedAt.minus(grace), false));
+      }
+      health.add(n.readiness());
+    }
+    Map<String, NodeVerdict> verdicts = new FailoverPolicy(grace, RECOVERY_WINDOW).evaluate(health, now);
+    Map<String, Instant> history = new HashMap<>(failedBefore);
+    Set<String> registering = new HashSet<>();
+    in.nodes().stream().filter(n -> !n.readiness().ready() && Instant.EPOCH.equals(n.readiness().at()))
+        .forEach(n -> registering.add(n.name()));
+    verdicts.forEach((node, v) -> {
+      if (v.condition() == NodeCondition.FAILED) {
+        if (!registering.contains(node)) {
+          // a node that never reported Ready (just registered) has not failed: when it becomes
+          // Ready it is a new node, not one recovering, and takes addresses at once
+          history.putIfAbsent(node, v.since());
+        }
+      } else if (v.condition() == NodeCondition.HEALTHY) {
+        history.remove(node);
+      }
+    });
+    history.keySet().retainAll(verdicts.keySet());
+
+    List<IpRange> ourRanges = parsableCidrs(spec);
+    List<NodeInfo> nodeInfos = new ArrayList<>();
+    List<String> platformProblems = new ArrayList<>();
+    Map<String, String> capacityProblems = new TreeMap<>();
+    Set<Ip> attached = new HashSet<>();
+    Set<Ip> onInterfaces = new HashSet<>();
+    EgressInputs.PlatformNetwork platform = in.platform();
+    for (NodeFacts n : in.nodes()) {
+      boolean selected = LabelSelectors.matches(spec.nodeSelector(), n.labels());
+      NodeVerdict verdict = verdicts.get(n.name());
+      boolean eligible = !verdict.failed();
+      int capacity = capacity(n, spec, capacityProblems);
+      Set<Ip> hosted = n.sdnHosting();
+      Set<Ip> onNode = hosted; // every egress address the node carries, whichever IPAM placed it
+      if (platform.attaches()) {
+        // On a cloud the interface is the truth of what a node hosts: our claimed addresses on it.
+        hosted = Set.of();
+        NodeFacts.CloudView cloud = n.cloud();
+        if (cloud != null && cloud.problem() != null) {
+          // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
+          eligible = false;
+          if (selected) {
+            platformProblems.add(cloud.problem());
+          }
+        } else if (cloud != null) {
+          if (platform.reportsCapacity()) {
+            capacity = Math.min(capacity, cloud.capacity());
+          }
+          hosted = cloud.secondaries().stream().filter(ours::contains)
+              .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).collect(Collectors.toSet());
+          attached.addAll(hosted);
+          onInterfaces.addAll(cloud.secondaries());
+          onNode = cloud.secondaries();
+        }
+      }
+      // A node's capacity is shared by every EgressIPAM that selects it.
+      long othersHere = onNode.stream().filter(otherIpams::contains).count();
+      if (capacity != NodeState.UNLIMITED) {
+        capacity = (int) Math.max(0, capacity - othersHere);
+      }
+      if (verdict.condition() == NodeCondition.SUSPECT) {
+        // Not ready, within the grace period: it keeps what it hosts and takes nothing new.
+        long held = hosted.stream().filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).count();
+        capacity = (int) Math.min(capacity, held);
+      }
+      nodeInfos.add(new NodeInfo(n.name(), n.labels().get(spec.topologyLabel()), selected, eligible, capacity,
+          n.ownAddresses(), hosted));
+    }
+
+    // What the platform sees in use in each CIDR is taken; a CIDR it could not read is blind.
+    List<IpRange> blind = new ArrayList<>();
+    if (platform.seesForeignAddresses()) {
+      Set<Ip> annotated = new HashSet<>();
+      in.namespaces().forEach(w -> annotated.addAll(parseAll(w.egressIps())));
+      for (CIDRAssignment c : spec.cidrs()) {
+        EgressInputs.InUse u = in.inUse().get(c.cidr());
+        if (u == null) {
+          continue; // an unparsable CIDR: the spec check reports it
+        }
+        if (u.problem() != null) {
+          platformProblems.add(u.problem());
+          blind.add(IpRange.parse(c.cidr()));
+          continue;
+        }
+        for (Ip ip : u.addresses()) {
+          if (ours.contains(ip)) {
+            continue; // attached by us: in use, and ours
+          }
+          if (onInterfaces.contains(ip) && annotated.contains(ip)) {
+            continue; // on a node and named by one of our namespaces: the old operator's, taken over
+          }
+          claimStates.add(new ClaimState(ip, null, "the platform (in use in subnet " + c.cidr() + ")", false, null));
+        }
+      }
+    }
+
+    EgressPlan plan = EgressPlanner.plan(spec, in.namespaces(), claimStates, nodeInfos, PlacementOptions.DEFAULT);
+    // An address is only new once the platform said what is in use: wait, never guess.
+    Map<String, IpRange> deferred = new TreeMap<>();
+    for (String ns : plan.served().keySet()) {
+      List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
+      Optional<IpRange> unknown = blind.stream().filter(r -> toClaim.stream().anyMatch(r::contains)).findFirst();
+      unknown.ifPresent(r -> deferred.put(ns, r));
+    }
+    return new EgressDecision(plan, verdicts, history, nodeInfos, attached, deferred, platformProblems,
+        capacityProblems, nextReview(verdicts, now));
+  }
+
+  /**
+   * The cloud changes that carry out the placement for the namespaces actually served: moves and
+   * attachments of served addresses, every detachment, and (where the platform attaches) a
+   * confirmation of each address that stays, so an interface that lost it, or holds it untagged
+   * from the old operator, is put right.
+   */
+  public static List<AddressChange> cloudChanges(EgressPlan plan, Set<Ip> served, boolean attaches) {
+    List<AddressChange> changes = new ArrayList<>(AddressChange.of(plan.placement()).stream()
+        .filter(c -> c.kind() == AddressChange.Kind.DETACH || served.contains(c.address())).toList());
+    if (attaches) {
+      Set<Ip> changing = changes.stream().map(AddressChange::address).collect(Collectors.toSet());
+      plan.placement().assignments().forEach((node, ips) -> ips.stream()
+          .filter(ip -> served.contains(ip) && !changing.contains(ip))
+          .forEach(ip -> changes.add(AddressChange.attach(ip, node))));
+    }
+    return changes;
+  }
+
+  /**
+   * What the cluster network should show for the served namespaces: with one IPv4 CIDR and no
+   * cloud, SDN picks the node itself from egressCIDRs, as the old operator did; on a cloud, or with
+   * several CIDRs, each node gets the addresses placed on it.
+   */
+  public static NetworkWrite networkWrite(String ipam, EgressIPAMSpec spec, EgressPlan plan,
+      Map<String, List<Ip>> served, Set<String> cleared, List<NodeInfo> nodes, boolean needsCloudApi) {
+    List<IpRange> ranges = spec.cidrs().stream().map(c -> IpRange.parse(c.cidr())).toList();
+    Set<String> labelValues = spec.cidrs().stream().map(CIDRAssignment::labelValue).collect(Collectors.toSet());
+    Map<String, Set<Ip>> hosting = new HashMap<>();
+    Map<String, IpRange> cidrMode = new HashMap<>();
+    Set<String> assignable = new HashSet<>();
+    Set<Ip> servedIps = new HashSet<>();
+    served.values().forEach(servedIps::addAll);
+    boolean useCidrMode = ranges.size() == 1 && ranges.get(0).first().isIPv4() && !needsCloudApi;
+    for (NodeInfo n : nodes) {
+      if (n.selected() && n.topologyValue() != null && labelValues.contains(n.topologyValue())) {
+        assignable.add(n.name());
+        if (useCidrMode) {
+          cidrMode.put(n.name(), ranges.get(0));
+        }
+      }
+    }
+    if (!useCidrMode) {
+      plan.placement().assignments().forEach((node, ips) -> hosting.put(node,
+          ips.stream().filter(servedIps::contains).collect(Collectors.toSet())));
+    }
+    return new NetworkWrite(ipam, ranges, served, cleared, hosting, cidrMode, assignable);
+  }
+
+  /** Capacity from the node annotation, else the IPAM's; an unusable annotation is reported, not ignored. */
+  static int capacity(NodeFacts n, EgressIPAMSpec spec, Map<String, String> problems) {
+    String a = n.capacityAnnotation();
+    if (a != null) {
+      try {
+        int value = Integer.parseInt(a.trim());
+        if (value >= 0) {
+          return value;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      problems.put(n.name(), "node " + n.name() + ": capacity annotation '" + a + "' is not a whole number >= 0; "
+          + (spec.nodeCapacity() == null ? "no limit" : "the EgressIPAM's nodeCapacity " + spec.nodeCapacity())
+          + " is used instead");
+    }
+    return spec.nodeCapacity() == null ? NodeState.UNLIMITED : spec.nodeCapacity();
+  }
+
+  /** The spec's CIDRs that parse; the spec check reports the others. */
+  public static List<IpRange> parsableCidrs(EgressIPAMSpec spec) {
+    List<IpRange> out = new ArrayList<>();
+    for (CIDRAssignment c : spec.cidrs()) {
+      try {
+        out.add(IpRange.parse(c.cidr()));
+      } catch (RuntimeException e) {
+        // reported by EgressPlanner.validate
+      }
+    }
+    return out;
+  }
+
+  private static Set<Ip> parseAll(String commaSeparated) {
+    Set<Ip> out = new HashSet<>();
+    if (commaSeparated != null) {
+      for (String part : commaSeparated.split(",")) {
+        try {
+          out.add(Ip.parse(part.trim()));
+        } catch (RuntimeException e) {
+          // reported by the planner
+        }
+      }
+    }
+    return out;
+  }
+
+  static Duration nextReview(Map<String, NodeVerdict> verdicts, Instant now) {
+    Instant soonest = null;
+    for (NodeVerdict v : verdicts.values()) {
+      if (v.reviewAt() != null && (soonest == null || v.reviewAt().isBefore(soonest))) {
+        soonest = v.reviewAt();
+      }
+    }
+    if (soonest == null) {
+      return null;
+    }
+    Duration d = Duration.between(now, soonest).plusMillis(200);
+    return d.isNegative() ? Duration.ofMillis(200) : d;
+  }
+}

@@ -1,0 +1,24 @@
+package org.ipamoperators.egressip.plan;
+
+import java.util.Map;
+import java.util.Set;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.failover.HealthObservation;
+
+/**
+ * A node as read from the cluster and the platform, before any policy: its labels, the raw value
+ * of its capacity annotation (null when absent), its latest readiness, its own addresses (node
+ * addresses and SDN host address), the egress IPs SDN says it hosts, whether it names a cloud
+ * instance, and what the cloud said of its interface (null when it was not asked).
+ */
+public record NodeFacts(String name, Map<String, String> labels, String capacityAnnotation,
+    HealthObservation readiness, Set<Ip> ownAddresses, Set<Ip> sdnHosting, boolean hasProviderId,
+    CloudView cloud) {
+
+  /** The node's interface as the cloud described it, or the reason it could not. */
+  public record CloudView(Set<Ip> secondaries, int capacity, String problem) {
+    public static CloudView failed(String problem) {
+      return new CloudView(Set.of(), 0, problem);
+    }
+  }
+}

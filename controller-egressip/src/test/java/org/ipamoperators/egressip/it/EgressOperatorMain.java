@@ -1,0 +1,37 @@
+package org.ipamoperators.egressip.it;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.ipamoperators.egressip.EgressIPControllers;
+
+/**
+ * The egress controllers alone in a process of their own, for the scale benchmark: its CPU time
+ * and peak RSS are then the operator's, not the test's. Argument: a kubeconfig file. Runs until
+ * its standard input closes.
+ */
+public final class EgressOperatorMain {
+  private EgressOperatorMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Config config = Config.fromKubeconfig(Files.readString(Path.of(args[0])));
+    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+    Operator operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(true));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    EgressIPControllers.register(operator, client, registry);
+    operator.start();
+    System.out.println("started");
+    while (System.in.read() >= 0) {
+      // until the benchmark closes our input
+    }
+    registry.find("egressip_reconcile_duration").timers().forEach(t -> System.out.printf(
+        "PASSES %s: %d passes, %.1f s in all, longest %.0f ms%n", t.getId().getTag("egressipam"), t.count(),
+        t.totalTime(java.util.concurrent.TimeUnit.SECONDS), t.max(java.util.concurrent.TimeUnit.MILLISECONDS)));
+    operator.stop();
+    System.exit(0);
+  }
+}
