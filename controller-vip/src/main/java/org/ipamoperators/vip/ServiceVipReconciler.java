@@ -6,10 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -57,16 +55,28 @@ import org.slf4j.LoggerFactory;
  * user asking for another address: the new one is claimed, published, and only then the old one
  * released. Problems become a condition and Warning Events on the Service, which stays pending;
  * other Services are not held up.
+ *
+ * <p>The finalizer is this reconciler's own (java-operator-sdk's "reconcile on all events" mode):
+ * it is added in the same pass that claims and publishes, right before the first claim, instead of
+ * in a pass of its own that sends the Service to the back of the queue. In a catch-up of thousands
+ * of Services that pass-of-its-own meant no Service was served before every one had its finalizer.
  */
-@ControllerConfiguration(name = "vip-services", finalizerName = VipAnnotations.FINALIZER,
-    generationAwareEventProcessing = false,
+@ControllerConfiguration(name = "vip-services", generationAwareEventProcessing = false,
+    triggerReconcilerOnAllEvents = true,
     informer = @Informer(genericFilter = VipServiceFilter.class),
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
-public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Service> {
+public class ServiceVipReconciler implements Reconciler<Service> {
   public static final String CONTROLLER = "vip";
   private static final Logger LOG = LoggerFactory.getLogger(ServiceVipReconciler.class);
   private static final Duration RETRY_PENDING = Duration.ofSeconds(30);
   private static final int ATTEMPTS = 20;
+  private static final Object[] KEY_LOCKS = new Object[64];
+
+  static {
+    java.util.Arrays.setAll(KEY_LOCKS, i -> new Object());
+  }
+  /** The field manager of our finalizer (java-operator-sdk's, which added it before, was the controller's name). */
+  private static final String FIELD_MANAGER = "vip-services";
   /** Plans per reconcile, those that lost a reservation to another thread (no write) included. */
   private static final int PLANS = 200;
 
@@ -224,12 +234,23 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
   @Override
   public UpdateControl<Service> reconcile(Service svc, Context<Service> context) {
     ClaimOwner owner = owner(svc);
+    if (context.isPrimaryResourceDeleted()) {
+      // Gone (its finalizer removed by us, or by someone else): whatever it still holds goes.
+      claimed(svc, owner).forEach((ip, under) -> drop(ip, under, owner, memberName(svc)));
+      metrics.pending(memberName(svc), false);
+      return UpdateControl.noUpdate();
+    }
+    if (svc.getMetadata().getDeletionTimestamp() != null) {
+      cleanup(svc, owner);
+      return UpdateControl.noUpdate();
+    }
     if (!VipServices.handles(svc)) {
       letGo(svc, owner);
       metrics.pending(memberName(svc), false);
       return UpdateControl.noUpdate();
     }
     dropLegacyFinalizer(svc);
+    addFinalizer(svc);
     List<GroupInfo> groupInfos = groups.list(g -> g.getSpec() != null && g.getMetadata().getDeletionTimestamp() == null)
         .map(g -> new GroupInfo(g.getMetadata().getName(), g.getSpec())).toList();
     ServiceRequest request = request(svc, groupInfos);
@@ -279,6 +300,19 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
    * Service waits (a blocking problem) and nothing unclaimed is ever published.
    */
   private Settled settle(ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner, List<VipProblem> extra) {
+    if (!request.sharing()) {
+      return settleUnlocked(request, groupInfos, owner, extra);
+    }
+    // Services of one sharing key plan one after another, so the second joins the address the
+    // first just claimed instead of claiming another one for the same key. Other keys and
+    // unshared Services are not held up (striped by key).
+    synchronized (KEY_LOCKS[Math.floorMod(request.sharingKey().hashCode(), KEY_LOCKS.length)]) {
+      return settleUnlocked(request, groupInfos, owner, extra);
+    }
+  }
+
+  private Settled settleUnlocked(ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner,
+      List<VipProblem> extra) {
     Map<Ip, String> lost = new HashMap<>();
     ClaimOwner holderOwner = request.sharing() ? SharedClaims.owner(request.sharingKey()) : owner;
     Settled last = null;
@@ -462,17 +496,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
       status.write(svc, Ingress.none(), null);
     }
     if (VipServices.hasFinalizer(svc)) {
-      try {
-        client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
-            .edit(s -> {
-              s.getMetadata().getFinalizers().remove(VipAnnotations.FINALIZER);
-              return s;
-            });
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 404) {
-          throw e;
-        }
-      }
+      removeFinalizer(svc);
     }
     LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),
         svc.getMetadata().getName(), released);
@@ -497,12 +521,45 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     }
   }
 
-  /** Deletion: release every claim (or membership) of the Service; a claim already gone is fine. */
-  @Override
-  public DeleteControl cleanup(Service svc, Context<Service> context) {
-    releaseAll(svc, owner(svc));
+  /**
+   * Deletion: release every claim (or membership) of the Service (a claim already gone is fine),
+   * then let the Service go.
+   */
+  private void cleanup(Service svc, ClaimOwner owner) {
+    releaseAll(svc, owner);
     dropLegacyFinalizer(svc);
+    if (VipServices.hasFinalizer(svc)) {
+      removeFinalizer(svc);
+    }
     metrics.pending(memberName(svc), false);
-    return DeleteControl.defaultDelete();
+  }
+
+  /**
+   * Our finalizer, before the first claim: a Service deleted from then on is released by {@link
+   * #cleanup}. Server-side apply of the finalizer alone (the list is a set: other finalizers stay).
+   */
+  private void addFinalizer(Service svc) {
+    if (VipServices.hasFinalizer(svc)) {
+      return;
+    }
+    Service apply = new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
+        .withName(svc.getMetadata().getName()).withNamespace(svc.getMetadata().getNamespace())
+        .withFinalizers(VipAnnotations.FINALIZER).endMetadata().build();
+    client.services().inNamespace(svc.getMetadata().getNamespace()).resource(apply)
+        .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  private void removeFinalizer(Service svc) {
+    try {
+      client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
+          .edit(s -> {
+            s.getMetadata().getFinalizers().remove(VipAnnotations.FINALIZER);
+            return s;
+          });
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
   }
 }
