@@ -93,6 +93,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
    * thread from the moment its create returned.
    */
   private final ClaimIndex index = new ClaimIndex(ServiceVipReconciler::memberKeys);
+  private volatile boolean indexReady;
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
 
@@ -215,11 +216,51 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     return ServiceHoldings.of(req, owner, keyOwner, entries);
   }
 
-  private Taken taken(ServiceHoldings h, Map<Ip, String> lost) {
+  private Taken taken(ServiceRequest req, ClaimOwner owner, ServiceHoldings h, Map<Ip, String> lost) {
+    ClaimOwner keyOwner = req.sharing() ? SharedClaims.owner(req.sharingKey()) : null;
     return new Taken(ip -> index.get(ip).map(ServiceVipReconciler::entry),
         () -> index.claims().stream().map(c -> index.get(ClaimIndex.address(c)))
             .flatMap(java.util.Optional::stream).map(ServiceVipReconciler::entry).toList(),
-        h.own(), lost);
+        h.own(), e -> owner.sameAs(e.owner()) || e.owner().sameAs(keyOwner), lost);
+  }
+
+  /**
+   * Before the first plan: waits (at most a minute) until the index shows every claim the informer's
+   * cache held when the wait began (or it is gone from the cache), since the informer hands its
+   * initial list to the index after its cache is filled. Planning earlier is safe, only wasteful:
+   * claims the index does not show yet are found on the API server, as 409s.
+   */
+  private void awaitIndex() {
+    if (indexReady) {
+      return;
+    }
+    synchronized (this) {
+      if (indexReady) {
+        return;
+      }
+      List<IPClaim> cached = claims.list(c -> ClaimIndex.address(c) != null).toList();
+      long end = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+      while (System.nanoTime() < end) {
+        boolean behind = false;
+        for (IPClaim c : cached) {
+          if (!index.containsUid(ClaimIndex.address(c), c.getMetadata().getUid())
+              && claims.get(ResourceID.fromResource(c)).isPresent()) {
+            behind = true;
+            break;
+          }
+        }
+        if (!behind) {
+          break;
+        }
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      indexReady = true;
+    }
   }
 
   private ServiceRequest request(Service svc, List<GroupInfo> groupInfos) {
@@ -251,6 +292,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     }
     dropLegacyFinalizer(svc);
     addFinalizer(svc);
+    awaitIndex();
     List<GroupInfo> groupInfos = groups.list(g -> g.getSpec() != null && g.getMetadata().getDeletionTimestamp() == null)
         .map(g -> new GroupInfo(g.getMetadata().getName(), g.getSpec())).toList();
     ServiceRequest request = request(svc, groupInfos);
@@ -319,7 +361,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     int attempts = 0; // plans whose claims the API server refused
     for (int plans = 0; attempts < ATTEMPTS && plans < PLANS; plans++) {
       ServiceHoldings h = holdings(request, owner);
-      VipPlan plan = VipPlanner.plan(request, groupInfos, h, taken(h, lost));
+      VipPlan plan = VipPlanner.plan(request, groupInfos, h, taken(request, owner, h, lost));
       Ingress.Held held = new Ingress.Held(h.heldUnder().keySet());
       last = new Settled(plan, h, held);
       List<Holding> work = h.work(plan, request);

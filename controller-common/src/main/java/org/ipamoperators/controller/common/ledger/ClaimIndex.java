@@ -159,16 +159,31 @@ public final class ClaimIndex {
     return byIp.size();
   }
 
+  /** Whether the claim with this uid is recorded. */
+  public boolean containsUid(Ip ip, String uid) {
+    Entry e = byIp.get(ip);
+    return e != null && e.claim() != null && uid != null && uid.equals(e.claim().getMetadata().getUid());
+  }
+
   /** Claims recorded (not reservations), a snapshot. */
   public List<IPClaim> claims() {
     return byIp.values().stream().filter(e -> e.claim() != null).map(Entry::claim).toList();
   }
 
   private void key(Ip ip, IPClaim c) {
-    byKey.computeIfAbsent(ownerKey(c.getSpec().owner()), k -> ConcurrentHashMap.newKeySet()).add(ip);
+    add(ownerKey(c.getSpec().owner()), ip);
     for (String k : extraKeys.apply(c)) {
-      byKey.computeIfAbsent(k, x -> ConcurrentHashMap.newKeySet()).add(ip);
+      add(k, ip);
     }
+  }
+
+  /** Adds inside the map's compute, so a concurrent {@link #drop} of the set's last address cannot orphan it. */
+  private void add(String key, Ip ip) {
+    byKey.compute(key, (k, set) -> {
+      Set<Ip> s = set == null ? ConcurrentHashMap.newKeySet() : set;
+      s.add(ip);
+      return s;
+    });
   }
 
   private void unkey(Ip ip, IPClaim c) {
