@@ -129,7 +129,11 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   public List<EventSource<?, Service>> prepareEventSources(EventSourceContext<Service> context) {
     // A new or changed pool may serve the Services still waiting, and may no longer offer what
     // some Services hold (they report it). Status updates of a pool change nothing here.
+    // Neither source is read per Service (getSecondaryResources), so java-operator-sdk keeps no
+    // primary-to-secondary index for them: it would map every claim to every pending Service, on
+    // every event, filtered or not (quadratic in a catch-up: most of its CPU and memory).
     groups = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, Service.class)
+        .withPrimaryToSecondaryMapper(p -> Set.of())
         .withOnUpdateFilter((n, o) -> !java.util.Objects.equals(n.getSpec(), o.getSpec()))
         .withSecondaryToPrimaryMapper(g -> {
           Set<ResourceID> ids = new HashSet<>(pending(context));
@@ -143,6 +147,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     // claim deleted by hand is noticed by its owner. Creations are our own doing and need no reconcile.
     // Every event, filtered or not, feeds the index first.
     claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, Service.class)
+        .withPrimaryToSecondaryMapper(p -> Set.of())
         .withOnAddFilter(c -> false)
         .withOnUpdateFilter((n, o) -> !SharedClaims.members(n).equals(SharedClaims.members(o)))
         .withSecondaryToPrimaryMapper(c -> {
@@ -198,7 +203,9 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       return new LedgerEntry(e.ip(), e.reservation().pool(), e.reservation().owner(), List.of(), true);
     }
     IPClaim c = e.claim();
-    return new LedgerEntry(e.ip(), c.getSpec().pool(), c.getSpec().owner(), SharedClaims.members(c), false);
+    ClaimOwner o = c.getSpec().owner();
+    return new LedgerEntry(e.ip(), c.getSpec().pool(), o, SharedClaims.isShared(o) ? SharedClaims.members(c) : List.of(),
+        false);
   }
 
   /** The ledger's view of one Service: its own claims, shared claims listing it, its sharing key's claims. */

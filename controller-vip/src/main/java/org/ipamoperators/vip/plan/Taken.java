@@ -43,7 +43,13 @@ public final class Taken extends AbstractMap<Ip, String> {
 
   @Override
   public boolean containsKey(Object key) {
-    return get(key) != null;
+    if (!(key instanceof Ip ip)) {
+      return false;
+    }
+    if (lost.containsKey(ip)) {
+      return true;
+    }
+    return !own.contains(ip) && lookup.apply(ip).filter(e -> !mine.test(e)).isPresent();
   }
 
   @Override

@@ -219,9 +219,14 @@ class VipScaleBenchmark {
       throws Exception {
     Watch watch = new Watch();
     SharedIndexInformer<Service> informer = client.services().inNamespace(ns).inform(watch);
-    Process operator = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), BenchmarkOperator.class.getName(), kubeconfig.toString(), ns)
-        .redirectErrorStream(true).start();
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    String jvm = System.getProperty("ipam.scale.operatorJvmArgs", ""); // e.g. a flight recording
+    if (!jvm.isBlank()) {
+      command.addAll(List.of(jvm.replace("{run}", run).trim().split("\\s+")));
+    }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchmarkOperator.class.getName(),
+        kubeconfig.toString(), ns));
+    Process operator = new ProcessBuilder(command).redirectErrorStream(true).start();
     long started = System.currentTimeMillis();
     try {
       Map<String, Double> before = writes(client);
