@@ -388,7 +388,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
             continue;
           }
           ClaimIndex.Entry e = index.get(w.ip()).orElse(null);
-          if (e != null && e.owner().sameAs(holderOwner)) {
+          if (e != null && (e.owner().sameAs(holderOwner) || e.owner().sameAs(owner))) {
             continue; // this Service's (or its key's) own claim or reservation: the write below settles it
           }
           if (!isRequested(request, w.ip())) {
