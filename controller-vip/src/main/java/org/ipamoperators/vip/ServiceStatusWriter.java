@@ -27,8 +27,12 @@ final class ServiceStatusWriter {
     this.client = client;
   }
 
-  /** Writes the ingress and the condition saying why (in one status write, only when something changed). */
-  void publish(Service svc, List<String> ingress, List<VipProblem> problems, String key) {
+  /**
+   * Writes the ingress and the condition saying why (in one status write, only when something
+   * changed). Returns the addresses the Service shows afterwards.
+   */
+  List<String> publish(Service svc, Ingress published, List<VipProblem> problems, String key) {
+    List<String> ingress = published.or(VipServices.ingress(svc));
     Optional<VipProblem> blocking = problems.stream().filter(VipProblem::blocking).findFirst();
     Optional<VipProblem> remark = problems.stream().filter(p -> !p.blocking()).findFirst();
     Condition c;
@@ -41,7 +45,8 @@ final class ServiceStatusWriter {
       c = condition(true, key == null ? "Assigned" : "Shared", (key == null ? "" : "shared under key " + key + ": ")
           + String.join(", ", ingress));
     }
-    write(svc, ingress, c);
+    write(svc, published, c);
+    return ingress;
   }
 
   private static Condition condition(boolean ok, String reason, String message) {
@@ -62,7 +67,8 @@ final class ServiceStatusWriter {
   }
 
   /** Sets the ingress and our condition (null: removes it). */
-  void write(Service svc, List<String> ips, Condition condition) {
+  void write(Service svc, Ingress published, Condition condition) {
+    List<String> ips = published.or(VipServices.ingress(svc));
     Optional<Condition> now = current(svc);
     boolean conditionSame = condition == null ? now.isEmpty() : same(now, condition);
     if (VipServices.ingress(svc).equals(ips) && conditionSame) {

@@ -6,10 +6,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -24,10 +22,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.controller.common.ledger.ClaimIndex;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
@@ -37,9 +35,11 @@ import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.VipAnnotations;
 import org.ipamoperators.vip.plan.GroupInfo;
 import org.ipamoperators.vip.plan.Holding;
+import org.ipamoperators.vip.plan.LedgerEntry;
+import org.ipamoperators.vip.plan.ServiceHoldings;
+import org.ipamoperators.vip.plan.Taken;
 import org.ipamoperators.vip.plan.ServiceRequest;
 import org.ipamoperators.vip.plan.ShareMember;
-import org.ipamoperators.vip.plan.SharedAddress;
 import org.ipamoperators.vip.plan.VipPlan;
 import org.ipamoperators.vip.plan.VipPlanner;
 import org.ipamoperators.vip.plan.VipProblem;
@@ -55,16 +55,30 @@ import org.slf4j.LoggerFactory;
  * user asking for another address: the new one is claimed, published, and only then the old one
  * released. Problems become a condition and Warning Events on the Service, which stays pending;
  * other Services are not held up.
+ *
+ * <p>The finalizer is this reconciler's own (java-operator-sdk's "reconcile on all events" mode):
+ * it is added in the same pass that claims and publishes, right before the first claim, instead of
+ * in a pass of its own that sends the Service to the back of the queue. In a catch-up of thousands
+ * of Services that pass-of-its-own meant no Service was served before every one had its finalizer.
  */
-@ControllerConfiguration(name = "vip-services", finalizerName = VipAnnotations.FINALIZER,
-    generationAwareEventProcessing = false,
+@ControllerConfiguration(name = "vip-services", generationAwareEventProcessing = false,
+    triggerReconcilerOnAllEvents = true,
     informer = @Informer(genericFilter = VipServiceFilter.class),
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
-public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Service> {
+public class ServiceVipReconciler implements Reconciler<Service> {
   public static final String CONTROLLER = "vip";
   private static final Logger LOG = LoggerFactory.getLogger(ServiceVipReconciler.class);
   private static final Duration RETRY_PENDING = Duration.ofSeconds(30);
   private static final int ATTEMPTS = 20;
+  private static final Object[] KEY_LOCKS = new Object[64];
+
+  static {
+    java.util.Arrays.setAll(KEY_LOCKS, i -> new Object());
+  }
+  /** The field manager of our finalizer (java-operator-sdk's, which added it before, was the controller's name). */
+  private static final String FIELD_MANAGER = "vip-services";
+  /** Plans per reconcile, those that lost a reservation to another thread (no write) included. */
+  private static final int PLANS = 200;
 
   private final KubernetesClient client;
   private final ClusterLedger ledger;
@@ -73,26 +87,15 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
   private final VipMetrics metrics;
   private final ServiceStatusWriter status;
   /**
-   * Claims this process made that the informer may not show yet: a reconcile right after a claim
-   * must neither claim a second address for the same Service nor hand the address to another.
+   * Every claim this process saw (informer events and its own writes), shrunk only by deletes it
+   * observed, and the addresses its threads are claiming right now (see {@link ClaimIndex}).
+   * Planning reads it, never a copy of the informer cache: a claim made here is visible to every
+   * thread from the moment its create returned.
    */
-  private final Map<Ip, Holder> recent = new ConcurrentHashMap<>();
-  /** Choosing (and reserving) fresh addresses is serialized, so one replica never races itself. */
-  private final Object allocation = new Object();
+  private final ClaimIndex index = new ClaimIndex(ServiceVipReconciler::memberKeys);
+  private volatile boolean indexReady;
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
-
-  /**
-   * A claim made at some time (with the sharing members this process knows of); forgotten after
-   * {@link #RECENT}, when the informer has long caught up.
-   */
-  private record Holder(String pool, ClaimOwner owner, List<ShareMember> members, long at) {
-    boolean stale() {
-      return System.nanoTime() - at > RECENT.toNanos();
-    }
-  }
-
-  private static final Duration RECENT = Duration.ofSeconds(60);
 
   public ServiceVipReconciler(KubernetesClient client) {
     this(client, new VipMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
@@ -101,7 +104,7 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
   ServiceVipReconciler(KubernetesClient client, VipMetrics metrics) {
     this.client = client;
     this.ledger = new ClusterLedger(client);
-    this.shared = new SharedClaims(client);
+    this.shared = new SharedClaims(client, index);
     this.events = new EventRecorder(client, "vip-controller");
     this.metrics = metrics;
     this.status = new ServiceStatusWriter(client);
@@ -116,11 +119,21 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     return s.getMetadata().getNamespace() + "/" + s.getMetadata().getName();
   }
 
+  /** Index keys of the Services listed on a shared claim. */
+  private static List<String> memberKeys(IPClaim c) {
+    return SharedClaims.isShared(c.getSpec().owner())
+        ? SharedClaims.members(c).stream().map(m -> "member:" + m.service()).toList() : List.of();
+  }
+
   @Override
   public List<EventSource<?, Service>> prepareEventSources(EventSourceContext<Service> context) {
     // A new or changed pool may serve the Services still waiting, and may no longer offer what
     // some Services hold (they report it). Status updates of a pool change nothing here.
+    // Neither source is read per Service (getSecondaryResources), so java-operator-sdk keeps no
+    // primary-to-secondary index for them: it would map every claim to every pending Service, on
+    // every event, filtered or not (quadratic in a catch-up: most of its CPU and memory).
     groups = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, Service.class)
+        .withPrimaryToSecondaryMapper(p -> Set.of())
         .withOnUpdateFilter((n, o) -> !java.util.Objects.equals(n.getSpec(), o.getSpec()))
         .withSecondaryToPrimaryMapper(g -> {
           Set<ResourceID> ids = new HashSet<>(pending(context));
@@ -132,14 +145,34 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
         }).build(), context);
     // A released address (or a member leaving a shared one) may serve the Services still waiting; a
     // claim deleted by hand is noticed by its owner. Creations are our own doing and need no reconcile.
+    // Every event, filtered or not, feeds the index first.
     claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, Service.class)
+        .withPrimaryToSecondaryMapper(p -> Set.of())
         .withOnAddFilter(c -> false)
         .withOnUpdateFilter((n, o) -> !SharedClaims.members(n).equals(SharedClaims.members(o)))
         .withSecondaryToPrimaryMapper(c -> {
           Set<ResourceID> ids = new HashSet<>(pending(context));
           ids.addAll(holders(c));
           return ids;
-        }).build(), context);
+        }).build(), context) {
+      @Override
+      public void onAdd(IPClaim c) {
+        index.seen(c);
+        super.onAdd(c);
+      }
+
+      @Override
+      public void onUpdate(IPClaim old, IPClaim c) {
+        index.seen(c);
+        super.onUpdate(old, c);
+      }
+
+      @Override
+      public void onDelete(IPClaim c, boolean finalStateUnknown) {
+        index.deleted(c);
+        super.onDelete(c, finalStateUnknown);
+      }
+    };
     return List.of(groups, claims);
   }
 
@@ -164,122 +197,133 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
         && s.getMetadata().getDeletionTimestamp() == null).map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
-  /**
-   * What the cluster says about this Service's addresses: what it holds (own claims, and shared
-   * claims listing it that it may keep), what others hold, what its sharing key holds that it could
-   * join, and memberships to leave once its new address is published (another key's, still used by
-   * others).
-   */
-  private record State(List<Holding> held, Map<Ip, String> taken, Map<Ip, SharedAddress> joinable,
-      Map<Ip, String> heldUnder, Map<Ip, ShareMember> recorded, List<Ip> leaveAfter) {}
-
-  private State state(Service svc, ClaimOwner owner, String key, Map<Ip, String> lost) {
-    String me = memberName(svc);
-    ClaimOwner keyOwner = key == null ? null : SharedClaims.owner(key);
-    List<Holding> held = new ArrayList<>();
-    Map<Ip, String> taken = new HashMap<>(lost);
-    Map<Ip, SharedAddress> joinable = new HashMap<>();
-    Map<Ip, String> heldUnder = new HashMap<>(); // "" own claim, else the sharing key
-    Map<Ip, ShareMember> recorded = new HashMap<>();
-    List<Ip> leaveAfter = new ArrayList<>();
-    Set<Ip> seen = new HashSet<>();
-    for (IPClaim c : claims.list(c -> c.getSpec() != null).toList()) {
-      Ip ip = ClaimAddresses.of(c);
-      if (ip == null) {
-        continue;
-      }
-      seen.add(ip);
-      ClaimOwner o = c.getSpec().owner();
-      Holder r = recent.get(ip);
-      if (r != null && r.owner().sameAs(o) && (!SharedClaims.isShared(o)
-          || r.members().stream().allMatch(m -> SharedClaims.member(c, m.service()).isPresent()))) {
-        recent.remove(ip); // the informer has caught up
-      }
-      classify(ip, c.getSpec().pool(), o, SharedClaims.members(c), owner, keyOwner, key, me, held, taken, joinable,
-          heldUnder, recorded, leaveAfter);
+  /** An index entry as planning sees it. */
+  private static LedgerEntry entry(ClaimIndex.Entry e) {
+    if (e.reserved()) {
+      return new LedgerEntry(e.ip(), e.reservation().pool(), e.reservation().owner(), List.of(), true);
     }
-    recent.entrySet().removeIf(e -> e.getValue().stale());
-    recent.forEach((ip, h) -> {
-      if (!seen.contains(ip)) {
-        classify(ip, h.pool(), h.owner(), h.members(), owner, keyOwner, key, me, held, taken, joinable, heldUnder,
-            recorded, leaveAfter);
-      }
-    });
-    return new State(held, taken, joinable, heldUnder, recorded, leaveAfter);
+    IPClaim c = e.claim();
+    ClaimOwner o = c.getSpec().owner();
+    return new LedgerEntry(e.ip(), c.getSpec().pool(), o, SharedClaims.isShared(o) ? SharedClaims.members(c) : List.of(),
+        false);
   }
 
-  private static void classify(Ip ip, String pool, ClaimOwner o, List<ShareMember> members, ClaimOwner owner,
-      ClaimOwner keyOwner, String key, String me, List<Holding> held, Map<Ip, String> taken,
-      Map<Ip, SharedAddress> joinable, Map<Ip, String> heldUnder, Map<Ip, ShareMember> recorded, List<Ip> leaveAfter) {
-    if (owner.sameAs(o)) {
-      held.add(new Holding(ip, pool));
-      heldUnder.put(ip, "");
+  /** The ledger's view of one Service: its own claims, shared claims listing it, its sharing key's claims. */
+  private ServiceHoldings holdings(ServiceRequest req, ClaimOwner owner) {
+    ClaimOwner keyOwner = req.sharing() ? SharedClaims.owner(req.sharingKey()) : null;
+    Set<Ip> related = new HashSet<>(index.keys(ClaimIndex.ownerKey(owner)));
+    related.addAll(index.keys("member:" + req.key()));
+    if (keyOwner != null) {
+      related.addAll(index.keys(ClaimIndex.ownerKey(keyOwner)));
+    }
+    List<LedgerEntry> entries = new ArrayList<>();
+    for (Ip ip : related) {
+      index.get(ip).map(ServiceVipReconciler::entry).ifPresent(entries::add);
+    }
+    return ServiceHoldings.of(req, owner, keyOwner, entries);
+  }
+
+  private Taken taken(ServiceRequest req, ClaimOwner owner, ServiceHoldings h, Map<Ip, String> lost) {
+    ClaimOwner keyOwner = req.sharing() ? SharedClaims.owner(req.sharingKey()) : null;
+    return new Taken(ip -> index.get(ip).map(ServiceVipReconciler::entry),
+        () -> index.claims().stream().map(c -> index.get(ClaimIndex.address(c)))
+            .flatMap(java.util.Optional::stream).map(ServiceVipReconciler::entry).toList(),
+        h.own(), e -> owner.sameAs(e.owner()) || e.owner().sameAs(keyOwner), lost);
+  }
+
+  /**
+   * Before the first plan: waits (at most a minute) until the index shows every claim the informer's
+   * cache held when the wait began (or it is gone from the cache), since the informer hands its
+   * initial list to the index after its cache is filled. Planning earlier is safe, only wasteful:
+   * claims the index does not show yet are found on the API server, as 409s.
+   */
+  private void awaitIndex() {
+    if (indexReady) {
       return;
     }
-    if (SharedClaims.isShared(o)) {
-      ShareMember mine = members.stream().filter(m -> m.service().equals(me)).findFirst().orElse(null);
-      if (mine != null) {
-        recorded.put(ip, mine);
-        // Its own key's, or another's used by it alone (it keeps the address under its new key, or
-        // as its own); another key's used by others too: it moves and leaves afterwards.
-        if (o.sameAs(keyOwner) || members.size() == 1) {
-          held.add(new Holding(ip, pool));
-          heldUnder.put(ip, o.name());
-          return;
-        }
-        leaveAfter.add(ip);
-      } else if (o.sameAs(keyOwner)) {
-        joinable.put(ip, new SharedAddress(pool, key, members));
+    synchronized (this) {
+      if (indexReady) {
         return;
       }
-      taken.put(ip, "sharing key " + o.name() + " ("
-          + String.join(", ", members.stream().map(ShareMember::service).toList()) + ")");
-      return;
+      List<IPClaim> cached = claims.list(c -> ClaimIndex.address(c) != null).toList();
+      long end = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+      while (System.nanoTime() < end) {
+        boolean behind = false;
+        for (IPClaim c : cached) {
+          if (!index.containsUid(ClaimIndex.address(c), c.getMetadata().getUid())
+              && claims.get(ResourceID.fromResource(c)).isPresent()) {
+            behind = true;
+            break;
+          }
+        }
+        if (!behind) {
+          break;
+        }
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+      indexReady = true;
     }
-    taken.put(ip, o.describe());
+  }
+
+  private ServiceRequest request(Service svc, List<GroupInfo> groupInfos) {
+    String key = VipServices.sharingKey(svc);
+    return new ServiceRequest(svc.getMetadata().getNamespace(), svc.getMetadata().getName(),
+        svc.getMetadata().getLabels(), namespaceLabels(svc, groupInfos),
+        VipServices.annotations(svc).get(VipAnnotations.IP_GROUP), VipServices.requested(svc),
+        VipServices.families(svc), VipServices.optionalFamilies(svc), VipServices.ingress(svc), key,
+        key == null ? null : VipServices.member(svc));
   }
 
   @Override
   public UpdateControl<Service> reconcile(Service svc, Context<Service> context) {
     ClaimOwner owner = owner(svc);
+    if (context.isPrimaryResourceDeleted()) {
+      // Gone (its finalizer removed by us, or by someone else): whatever it still holds goes.
+      claimed(svc, owner).forEach((ip, under) -> drop(ip, under, owner, memberName(svc)));
+      metrics.pending(memberName(svc), false);
+      return UpdateControl.noUpdate();
+    }
+    if (svc.getMetadata().getDeletionTimestamp() != null) {
+      cleanup(svc, owner);
+      return UpdateControl.noUpdate();
+    }
     if (!VipServices.handles(svc)) {
       letGo(svc, owner);
       metrics.pending(memberName(svc), false);
       return UpdateControl.noUpdate();
     }
     dropLegacyFinalizer(svc);
+    addFinalizer(svc);
+    awaitIndex();
     List<GroupInfo> groupInfos = groups.list(g -> g.getSpec() != null && g.getMetadata().getDeletionTimestamp() == null)
         .map(g -> new GroupInfo(g.getMetadata().getName(), g.getSpec())).toList();
-    String key = VipServices.sharingKey(svc);
-    ServiceRequest request = new ServiceRequest(svc.getMetadata().getNamespace(), svc.getMetadata().getName(),
-        svc.getMetadata().getLabels(), namespaceLabels(svc, groupInfos),
-        VipServices.annotations(svc).get(VipAnnotations.IP_GROUP), VipServices.requested(svc),
-        VipServices.families(svc), VipServices.optionalFamilies(svc), VipServices.ingress(svc), key,
-        key == null ? null : VipServices.member(svc));
+    ServiceRequest request = request(svc, groupInfos);
 
     List<VipProblem> extra = new ArrayList<>();
-    State state = state(svc, owner, key, Map.of());
-    VipPlan plan = VipPlanner.plan(request, groupInfos, state.held(), state.taken(), state.joinable());
-    if (!work(plan, state, request).isEmpty()) {
-      Outcome o = claimAll(svc, request, groupInfos, owner, extra);
-      plan = o.plan();
-      state = o.state();
-    }
+    Settled settled = settle(request, groupInfos, owner, extra);
+    VipPlan plan = settled.plan();
     List<VipProblem> problems = new ArrayList<>(plan.problems());
     problems.addAll(extra);
     boolean complete = problems.stream().noneMatch(VipProblem::blocking);
-    List<String> ingress = complete ? plan.ingress().stream().map(Ip::toString).toList() : VipServices.ingress(svc);
-    status.publish(svc, ingress, problems, key);
+    // Only what the Service holds can be published; a plan it could not fully claim changes nothing.
+    Ingress next = complete ? settled.held().publishable(plan.ingress()).orElse(Ingress.unchanged()) : Ingress.unchanged();
+    List<String> ingress = status.publish(svc, next, problems, request.sharingKey());
     // Released only once the new ingress is published (claim new, publish, release old); an
     // address still shown stays held.
     Set<String> shown = new HashSet<>(ingress);
-    for (Holding h : plan.toRelease()) {
-      if (!shown.contains(h.ip().toString())) {
-        drop(h.ip(), state.heldUnder().get(h.ip()), owner, memberName(svc));
+    ServiceHoldings h = settled.holdings();
+    for (Holding x : plan.toRelease()) {
+      if (!shown.contains(x.ip().toString())) {
+        drop(x.ip(), h.heldUnder().get(x.ip()), owner, memberName(svc));
       }
     }
     if (complete) {
-      for (Ip ip : state.leaveAfter()) {
+      for (Ip ip : h.leaveAfter()) {
         if (!shown.contains(ip.toString())) {
           drop(ip, "shared", owner, memberName(svc));
         }
@@ -293,101 +337,114 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     return waiting ? UpdateControl.<Service>noUpdate().rescheduleAfter(RETRY_PENDING) : UpdateControl.noUpdate();
   }
 
+  /** The plan claimed for, the ledger view it was made from, and what the Service holds now. */
+  private record Settled(VipPlan plan, ServiceHoldings holdings, Ingress.Held held) {}
+
   /**
-   * The holdings that need a write: addresses to claim, and kept addresses held in the wrong form
-   * (an own claim of a Service that now has a sharing key, a shared one of a Service whose key
-   * changed) or whose recorded sharing entry (ports, backend) is out of date.
+   * Plans and claims until every claim of the plan succeeds, re-planning around addresses others
+   * hold. No lock around a plan: fresh addresses are reserved in the index one by one (an atomic
+   * put-if-absent), so threads planning at the same time pick different ones, and a thread that
+   * finds its pick reserved plans again without asking the API server. The API server still
+   * decides who holds an address. After {@link #ATTEMPTS} plans that each lost an address, the
+   * Service waits (a blocking problem) and nothing unclaimed is ever published.
    */
-  private static List<Holding> work(VipPlan plan, State state, ServiceRequest req) {
-    List<Holding> out = new ArrayList<>(plan.toClaim());
-    for (Holding h : plan.keep()) {
-      String under = state.heldUnder().get(h.ip());
-      String wanted = req.sharing() ? req.sharingKey() : "";
-      ShareMember rec = state.recorded().get(h.ip());
-      if (!wanted.equals(under) || (req.sharing() && (rec == null || !rec.sameEntry(req.member())))) {
-        out.add(h);
-      }
+  private Settled settle(ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner, List<VipProblem> extra) {
+    if (!request.sharing()) {
+      return settleUnlocked(request, groupInfos, owner, extra);
     }
-    return out;
+    // Services of one sharing key plan one after another, so the second joins the address the
+    // first just claimed instead of claiming another one for the same key. Other keys and
+    // unshared Services are not held up (striped by key).
+    synchronized (KEY_LOCKS[Math.floorMod(request.sharingKey().hashCode(), KEY_LOCKS.length)]) {
+      return settleUnlocked(request, groupInfos, owner, extra);
+    }
   }
 
-  private record Outcome(VipPlan plan, State state) {}
-
-  /**
-   * Plans and claims until every claim succeeds, re-planning around addresses others took first.
-   * Only planning is serialized: the chosen fresh addresses are reserved in {@link #recent} under
-   * the lock, so the next Service's plan skips them, and claimed on the API server outside it, so
-   * claims of many Services are in flight at once. The API server still decides who wins.
-   */
-  private Outcome claimAll(Service svc, ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner,
+  private Settled settleUnlocked(ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner,
       List<VipProblem> extra) {
     Map<Ip, String> lost = new HashMap<>();
     ClaimOwner holderOwner = request.sharing() ? SharedClaims.owner(request.sharingKey()) : owner;
-    List<ShareMember> members = request.sharing() ? List.of(request.member()) : List.of();
-    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-      State state;
-      List<Holding> work;
-      Map<Ip, Holder> reserved = new HashMap<>();
-      synchronized (allocation) {
-        state = state(svc, owner, request.sharingKey(), lost);
-        VipPlan plan = VipPlanner.plan(request, groupInfos, state.held(), state.taken(), state.joinable());
-        work = work(plan, state, request);
-        for (Holding h : work) {
-          if (state.heldUnder().get(h.ip()) == null && !recent.containsKey(h.ip())) {
-            Holder r = new Holder(h.pool(), holderOwner, members, System.nanoTime());
-            recent.put(h.ip(), r);
-            reserved.put(h.ip(), r);
-          }
-        }
+    Settled last = null;
+    int attempts = 0; // plans whose claims the API server refused
+    for (int plans = 0; attempts < ATTEMPTS && plans < PLANS; plans++) {
+      ServiceHoldings h = holdings(request, owner);
+      VipPlan plan = VipPlanner.plan(request, groupInfos, h, taken(request, owner, h, lost));
+      Ingress.Held held = new Ingress.Held(h.heldUnder().keySet());
+      last = new Settled(plan, h, held);
+      List<Holding> work = h.work(plan, request);
+      if (work.isEmpty()) {
+        return last;
       }
+      Map<Ip, ClaimIndex.Reservation> reserved = new HashMap<>();
       boolean again = false;
-      for (Holding h : work) {
-        String holder;
-        int problems = extra.size();
-        try {
-          holder = take(h, request, owner, state.heldUnder().get(h.ip()), extra);
-        } catch (RuntimeException e) {
-          unreserve(reserved);
-          throw e;
-        }
-        if (holder == null) {
-          if (extra.size() == problems) {
-            reserved.remove(h.ip()); // ours now: take() recorded it
+      try {
+        for (Holding w : work) {
+          if (h.heldUnder().containsKey(w.ip()) || h.joinable().containsKey(w.ip())) {
+            continue; // held or joinable: the write converts or joins, nobody else can take it
           }
-          continue;
+          ClaimIndex.Reservation r = new ClaimIndex.Reservation(holderOwner, w.pool());
+          if (index.reserve(w.ip(), r)) {
+            reserved.put(w.ip(), r);
+            continue;
+          }
+          ClaimIndex.Entry e = index.get(w.ip()).orElse(null);
+          if (e != null && (e.owner().sameAs(holderOwner) || e.owner().sameAs(owner))) {
+            continue; // this Service's (or its key's) own claim or reservation: the write below settles it
+          }
+          if (!isRequested(request, w.ip())) {
+            lost.put(w.ip(), e == null ? "another Service (being claimed)" : entry(e).describe());
+            again = true;
+          }
         }
-        if (request.requested().stream().anyMatch(x -> x.trim().equals(h.ip().toString()))) {
-          extra.add(new VipProblem(VipProblem.Reason.AddressUnavailable, "requested " + h.ip() + " is held by " + holder));
-        } else {
-          lost.put(h.ip(), holder);
-          again = true;
+        if (again) {
+          continue; // somebody reserved our pick meanwhile: plan again, nothing was written
         }
+        attempts++;
+        for (Holding w : work) {
+          int before = extra.size();
+          String holder = take(w, request, owner, h.heldUnder().get(w.ip()), extra);
+          if (holder == null) {
+            if (extra.size() == before) {
+              held.granted(w.ip());
+            }
+            continue;
+          }
+          if (isRequested(request, w.ip())) {
+            extra.add(new VipProblem(VipProblem.Reason.AddressUnavailable, "requested " + w.ip() + " is held by " + holder));
+          } else {
+            lost.put(w.ip(), holder);
+            again = true;
+          }
+        }
+      } finally {
+        reserved.forEach(index::unreserve); // a granted claim has replaced its reservation already
       }
-      unreserve(reserved);
       if (!again) {
-        State after = state(svc, owner, request.sharingKey(), lost);
-        return new Outcome(VipPlanner.plan(request, groupInfos, after.held(), after.taken(), after.joinable()), after);
+        return last;
       }
     }
-    State after = state(svc, owner, request.sharingKey(), lost);
-    return new Outcome(VipPlanner.plan(request, groupInfos, after.held(), after.taken(), after.joinable()), after);
+    extra.add(new VipProblem(VipProblem.Reason.AddressUnavailable, "every address planned for " + request.key()
+        + " was taken by others first, " + attempts + " times in a row (last: " + String.join("; ",
+            lost.entrySet().stream().limit(3).map(e -> e.getKey() + " held by " + e.getValue()).toList())
+        + "); will try again"));
+    return last;
   }
 
-  /** Drops reservations that did not become claims (only those still as this call left them). */
-  private void unreserve(Map<Ip, Holder> reserved) {
-    reserved.forEach(recent::remove);
+  private static boolean isRequested(ServiceRequest request, Ip ip) {
+    return request.requested().stream().anyMatch(x -> x.trim().equals(ip.toString()));
   }
 
   /**
    * Claims one address in the form the Service needs (its own claim, or a membership of its
    * sharing key's claim), converting a claim it holds in the other form. Returns null when the
    * address is the Service's now (or a clash was reported in {@code extra}), else its holder.
+   * Every answer of the API server goes to the index.
    */
   private String take(Holding h, ServiceRequest req, ClaimOwner owner, String heldUnder, List<VipProblem> extra) {
     String me = req.key();
     if (req.sharing()) {
       if ("".equals(heldUnder)) {
-        ledger.release(h.ip(), owner); // its own claim becomes the key's (the Service is its first member)
+        release(h.ip(), owner); // its own claim becomes the key's (the Service is its first member)
       } else if (heldUnder != null && !heldUnder.equals(req.sharingKey())) {
         shared.leave(h.ip(), me); // another key's, used by it alone
       }
@@ -397,9 +454,6 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
           if (j.outcome() == SharedClaims.Outcome.CREATED && heldUnder == null) {
             metrics.allocated(h.pool());
           }
-          List<ShareMember> members = new ArrayList<>();
-          members.add(req.member());
-          recent.put(h.ip(), new Holder(h.pool(), SharedClaims.owner(req.sharingKey()), members, System.nanoTime()));
           return null;
         }
         case CLASH -> {
@@ -415,11 +469,13 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
       shared.leave(h.ip(), me); // it was the only member: the address becomes its own
     }
     ClaimResult r = ledger.claim(h.ip(), h.pool(), owner);
+    if (r.claim() != null) {
+      index.seen(r.claim());
+    }
     if (r.ours()) {
       if (r.outcome() == ClaimResult.Outcome.CLAIMED && heldUnder == null) {
         metrics.allocated(h.pool());
       }
-      recent.put(h.ip(), new Holder(h.pool(), owner, List.of(), System.nanoTime()));
       return null;
     }
     return r.holder().describe();
@@ -431,7 +487,6 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
       release(ip, owner);
     } else {
       shared.leave(ip, me);
-      recent.remove(ip);
     }
   }
 
@@ -443,9 +498,11 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     return ns == null || ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
   }
 
-  /** The addresses claimed for this Service, own or shared (from the informer and this process's recent claims). */
+  /** The addresses claimed for this Service, own or shared (from the index). */
   private Map<Ip, String> claimed(Service svc, ClaimOwner owner) {
-    State s = state(svc, owner, null, Map.of());
+    ServiceRequest req = new ServiceRequest(svc.getMetadata().getNamespace(), svc.getMetadata().getName(), null, null,
+        null, null, List.of(), null);
+    ServiceHoldings s = holdings(req, owner);
     Map<Ip, String> out = new HashMap<>(s.heldUnder());
     for (Ip ip : s.leaveAfter()) {
       out.put(ip, "shared");
@@ -454,12 +511,9 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
   }
 
   private boolean release(Ip ip, ClaimOwner owner) {
-    boolean released = ledger.release(ip, owner); // only if this owner holds it
-    Holder h = recent.get(ip);
-    if (h != null && h.owner().sameAs(owner)) {
-      recent.remove(ip);
-    }
-    return released;
+    java.util.Optional<IPClaim> released = ledger.releaseClaim(ip, owner); // only if this owner holds it
+    released.ifPresent(index::deleted);
+    return released.isPresent();
   }
 
   /** Releases everything the Service holds, and returns the addresses it held. */
@@ -488,20 +542,10 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     List<String> ingress = VipServices.ingress(svc);
     // Only an ingress made of addresses this Service held is ours to clear.
     if (!ingress.isEmpty() && released.containsAll(ingress)) {
-      status.write(svc, List.of(), null);
+      status.write(svc, Ingress.none(), null);
     }
     if (VipServices.hasFinalizer(svc)) {
-      try {
-        client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
-            .edit(s -> {
-              s.getMetadata().getFinalizers().remove(VipAnnotations.FINALIZER);
-              return s;
-            });
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 404) {
-          throw e;
-        }
-      }
+      removeFinalizer(svc);
     }
     LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),
         svc.getMetadata().getName(), released);
@@ -526,12 +570,45 @@ public class ServiceVipReconciler implements Reconciler<Service>, Cleaner<Servic
     }
   }
 
-  /** Deletion: release every claim (or membership) of the Service; a claim already gone is fine. */
-  @Override
-  public DeleteControl cleanup(Service svc, Context<Service> context) {
-    releaseAll(svc, owner(svc));
+  /**
+   * Deletion: release every claim (or membership) of the Service (a claim already gone is fine),
+   * then let the Service go.
+   */
+  private void cleanup(Service svc, ClaimOwner owner) {
+    releaseAll(svc, owner);
     dropLegacyFinalizer(svc);
+    if (VipServices.hasFinalizer(svc)) {
+      removeFinalizer(svc);
+    }
     metrics.pending(memberName(svc), false);
-    return DeleteControl.defaultDelete();
+  }
+
+  /**
+   * Our finalizer, before the first claim: a Service deleted from then on is released by {@link
+   * #cleanup}. Server-side apply of the finalizer alone (the list is a set: other finalizers stay).
+   */
+  private void addFinalizer(Service svc) {
+    if (VipServices.hasFinalizer(svc)) {
+      return;
+    }
+    Service apply = new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
+        .withName(svc.getMetadata().getName()).withNamespace(svc.getMetadata().getNamespace())
+        .withFinalizers(VipAnnotations.FINALIZER).endMetadata().build();
+    client.services().inNamespace(svc.getMetadata().getNamespace()).resource(apply)
+        .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
+  }
+
+  private void removeFinalizer(Service svc) {
+    try {
+      client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
+          .edit(s -> {
+            s.getMetadata().getFinalizers().remove(VipAnnotations.FINALIZER);
+            return s;
+          });
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
   }
 }

@@ -32,14 +32,17 @@ import org.ipamoperators.vip.plan.Sharing;
  * the claim objects and their labels are the ledger's own.
  */
 final class SharedClaims {
-  static final String KIND = "SharingKey";
+  static final String KIND = org.ipamoperators.vip.plan.LedgerEntry.SHARING_KIND;
   static final String LABEL_KEY = "ipam.ipamoperators.org/sharing-key";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int ATTEMPTS = 10;
   private final KubernetesClient client;
+  /** Told of every claim written or deleted here, so this process's planning sees it at once. */
+  private final org.ipamoperators.controller.common.ledger.ClaimIndex index;
 
-  SharedClaims(KubernetesClient client) {
+  SharedClaims(KubernetesClient client, org.ipamoperators.controller.common.ledger.ClaimIndex index) {
     this.client = client;
+    this.index = index;
   }
 
   static ClaimOwner owner(String key) {
@@ -84,8 +87,15 @@ final class SharedClaims {
     }
   }
 
-  /** The answer to a join: the holder when held by another owner, the clash when the ports clash. */
-  record Joined(Outcome outcome, String detail) {}
+  /**
+   * The answer to a join: the holder when held by another owner, the clash when the ports clash;
+   * the claim as last read or written.
+   */
+  record Joined(Outcome outcome, String detail, IPClaim claim) {
+    Joined(Outcome outcome, String detail) {
+      this(outcome, detail, null);
+    }
+  }
 
   /**
    * Makes {@code member} a user of the address under {@code key}: creates the claim (with the
@@ -105,8 +115,9 @@ final class SharedClaims {
         IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), labels);
         wanted.getMetadata().setAnnotations(new HashMap<>(Map.of(VipAnnotations.SHARING_MEMBERS, json(List.of(member)))));
         try {
-          client.resource(wanted).create();
-          return new Joined(Outcome.CREATED, null);
+          IPClaim created = client.resource(wanted).create();
+          index.created(created);
+          return new Joined(Outcome.CREATED, null, created);
         } catch (KubernetesClientException e) {
           if (e.getCode() == 409) {
             continue;
@@ -114,13 +125,14 @@ final class SharedClaims {
           throw e;
         }
       }
+      index.seen(c);
       if (!owner.sameAs(c.getSpec().owner())) {
-        return new Joined(Outcome.HELD_BY_OTHER, describe(c));
+        return new Joined(Outcome.HELD_BY_OTHER, describe(c), c);
       }
       List<ShareMember> members = members(c);
       Optional<ShareMember> mine = members.stream().filter(m -> m.service().equals(member.service())).findFirst();
       if (mine.isPresent() && mine.get().sameEntry(member)) {
-        return new Joined(Outcome.JOINED, null);
+        return new Joined(Outcome.JOINED, null, c);
       }
       Optional<String> clash = Sharing.conflict(member, members);
       if (clash.isPresent()) {
@@ -129,8 +141,9 @@ final class SharedClaims {
       }
       List<ShareMember> next = new ArrayList<>(members.stream().filter(m -> !m.service().equals(member.service())).toList());
       next.add(member);
-      if (write(c, next)) {
-        return new Joined(Outcome.JOINED, null);
+      IPClaim written = write(c, next);
+      if (written != null) {
+        return new Joined(Outcome.JOINED, null, written);
       }
     }
     throw new IllegalStateException("the claim on " + ip + " kept changing; will retry");
@@ -155,9 +168,11 @@ final class SharedClaims {
       if (rest.isEmpty()) {
         try {
           client.resources(IPClaim.class).withName(name).lockResourceVersion(c.getMetadata().getResourceVersion()).delete();
+          index.deleted(c);
           return true;
         } catch (KubernetesClientException e) {
           if (e.getCode() == 404) {
+            index.deleted(c);
             return true;
           }
           if (e.getCode() != 409) {
@@ -166,25 +181,26 @@ final class SharedClaims {
           continue;
         }
       }
-      if (write(c, rest)) {
+      if (write(c, rest) != null) {
         return true;
       }
     }
     throw new IllegalStateException("the claim on " + ip + " kept changing; will retry");
   }
 
-  /** Writes the member list, conditional on the resourceVersion read; false when someone else wrote first. */
-  private boolean write(IPClaim c, List<ShareMember> members) {
+  /** Writes the member list, conditional on the resourceVersion read; null when someone else wrote first. */
+  private IPClaim write(IPClaim c, List<ShareMember> members) {
     Map<String, String> a = c.getMetadata().getAnnotations() == null ? new HashMap<>()
         : new HashMap<>(c.getMetadata().getAnnotations());
     a.put(VipAnnotations.SHARING_MEMBERS, json(members));
     c.getMetadata().setAnnotations(a);
     try {
-      client.resource(c).update(); // carries the resourceVersion read: 409 if it changed
-      return true;
+      IPClaim written = client.resource(c).update(); // carries the resourceVersion read: 409 if it changed
+      index.created(written);
+      return written;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409 || e.getCode() == 404) {
-        return false;
+        return null;
       }
       throw e;
     }

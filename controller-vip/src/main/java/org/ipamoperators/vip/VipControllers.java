@@ -16,9 +16,19 @@ public final class VipControllers {
    * when that kind is installed.
    */
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
+    register(operator, client, registry, java.util.Set.of());
+  }
+
+  /** The same, serving only the Services of {@code namespaces} (all namespaces when empty). */
+  public static void register(Operator operator, KubernetesClient client, MeterRegistry registry,
+      java.util.Set<String> namespaces) {
     LegacyAdoption.adopt(client);
     VipMetrics metrics = new VipMetrics(registry);
-    operator.register(new ServiceVipReconciler(client, metrics));
+    if (namespaces.isEmpty()) {
+      operator.register(new ServiceVipReconciler(client, metrics));
+    } else {
+      operator.register(new ServiceVipReconciler(client, metrics), o -> o.settingNamespaces(namespaces));
+    }
     operator.register(new IPGroupStatusReconciler(metrics));
     new VirtualIPMigration(client).start();
   }

@@ -40,9 +40,15 @@ public final class VipPlanner {
     return plan(req, groups, held, taken, Map.of());
   }
 
+  /** Plans from the ledger's view of the Service ({@link ServiceHoldings}) and of everyone else ({@link Taken}). */
+  public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, ServiceHoldings holdings, Map<Ip, String> taken) {
+    return plan(req, groups, holdings.held(), taken, holdings.joinable());
+  }
+
   /**
    * @param held the Service's own claims (its own, or memberships of its sharing key's addresses)
-   * @param taken every address claimed by others in the cluster, with a description of its holder
+   * @param taken every address claimed by others in the cluster, with a description of its holder;
+   *     only looked up ({@code containsKey}, {@code get}), never iterated, so it may be a view
    * @param joinable the addresses held under the Service's sharing key that it does not use yet
    */
   public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
@@ -311,8 +317,8 @@ public final class VipPlanner {
     Map<String, Pool> pools = ctx.pools();
     Map<String, String> invalid = ctx.invalid();
     // A sharing key's addresses this Service cannot share are not free for it either.
-    Set<Ip> taken = new java.util.HashSet<>(ctx.taken().keySet());
-    taken.addAll(ctx.joinable().keySet());
+    Map<Ip, String> taken = ctx.taken();
+    Map<Ip, SharedAddress> joinable = ctx.joinable();
     List<GroupInfo> c = candidates(req, ordered);
     if (req.ipGroup() != null && c.isEmpty()) {
       problems.add(new VipProblem(VipProblem.Reason.NoPool, "IPGroup " + req.ipGroup() + " does not exist"));
@@ -333,13 +339,14 @@ public final class VipPlanner {
         continue;
       }
       anyOfFamily = true;
+      // Probe: the allocator of an empty pool offers addresses in the group's order (first free,
+      // random, sticky), each offered once; the first one nobody holds is the answer. A plan looks
+      // up the addresses it passes over, not every address in the ledger.
       Allocator a = Allocator.create(p, AllocatorOptions.of(strategy(g)));
-      for (Ip t : taken) {
-        if (t.family() == family && p.isUsable(t)) {
-          a.claim(t);
-        }
-      }
       Optional<Ip> ip = a.allocate(family, req.key());
+      while (ip.isPresent() && (taken.containsKey(ip.get()) || joinable.containsKey(ip.get()))) {
+        ip = a.allocate(family, req.key());
+      }
       if (ip.isPresent()) {
         return Optional.of(new Holding(ip.get(), pool(g.name())));
       }

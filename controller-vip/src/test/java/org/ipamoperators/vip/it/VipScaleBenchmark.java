@@ -1,45 +1,67 @@
 package org.ipamoperators.vip.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.Operator;
-import java.time.Duration;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
-import org.ipamoperators.testsupport.kube.ServiceRanges;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.ipamoperators.testsupport.kube.ServiceRanges;
 import org.junit.jupiter.api.Test;
 
 /**
- * The scale benchmark (not part of the default run, whose ITs end in IT; a measurement, not a timed
- * assertion): 5,000 LoadBalancer Services created at once (16 threads) against one /18 IPGroup.
- * Measures the time from the first Service created until every Service shows an address, and the
- * write requests the API server served meanwhile (from its own apiserver_request_total), split by
- * resource, the test's own creates taken out. The test apiserver's Service range is small, so a
- * ServiceCIDR is added (and marked Ready, kube-controller-manager's part). Run with
+ * The controller-vip scale benchmark (a measurement, not a timed assertion; not part of the default
+ * run, whose ITs end in IT). Two runs of {@code ipam.scale.services} LoadBalancer Services (5,000
+ * by default), each with a fresh operator in a process of its own ({@link BenchmarkOperator}) that
+ * serves one namespace, on this JVM's real kube-apiserver:
+ *
+ * <ul>
+ *   <li><b>catch-up</b>: the Services exist before the operator starts (an upgrade, a restart);
+ *   <li><b>burst</b>: the operator runs, then the Services are created at once (16 threads).
+ * </ul>
+ *
+ * <p>Watched with an informer on the Services, so every status change is seen: the time of the
+ * first and the last Service served, and any moment at which two Services show one address. At the
+ * moment all are served: distinct addresses, claims, and claims whose owner is not the Service
+ * showing the address. Writes are the API server's own {@code apiserver_request_total} (POST, PUT,
+ * PATCH, DELETE, APPLY; every response code) over the run, the test's own Service creates and the
+ * API server's own objects (cluster IPs, leases) left out. CPU seconds and peak RSS are the operator
+ * process's ({@code /proc/<pid>/stat}, {@code VmHWM}). Prints one table. Run with
  * {@code mvn -pl controller-vip -am verify -Dit.test=VipScaleBenchmark -Dtest=NONE
- * -Dsurefire.failIfNoSpecifiedTests=false}; results go to docs/benchmarks.md by hand.
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dipam.scale.services=N]};
+ * results go to docs/benchmarks.md by hand.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class VipScaleBenchmark {
   private static final int SERVICES = Integer.getInteger("ipam.scale.services", 5000);
-  private static final String SERVICE_CIDR = "vip-scale-benchmark";
   private static final Pattern REQUEST = Pattern.compile("^apiserver_request_total\\{([^}]*)\\} ([0-9.e+]+)$",
       Pattern.MULTILINE);
   private static final Pattern LABEL = Pattern.compile("([a-z_]+)=\"([^\"]*)\"");
+  /** The API server's own writes in a run: cluster IPs of the Services, leases. */
+  private static final Set<String> NOT_OURS = Set.of("ipaddresses", "leases", "servicecidrs", "servicecidrs/status",
+      "namespaces", "endpoints", "endpointslices");
 
   /** Write requests so far by resource[/subresource] and verb. */
   private static Map<String, Double> writes(KubernetesClient client) {
@@ -62,55 +84,224 @@ class VipScaleBenchmark {
     return out;
   }
 
-  @Test
-  void fiveThousandServicesCreatedAtOnce(KubeApiServer server, KubernetesClient client) throws Exception {
-    VipCluster cluster = new VipCluster(client);
-    ServiceRanges.add(client, SERVICE_CIDR, "10.2.0.0/18"); // left to the throw-away apiserver with the Services
-    cluster.groupOf("big", List.of("198.18.0.0/18"), null, null);
-    Operator operator = VipCluster.startOperator(server);
-    try {
-      Thread.sleep(2000);
-      Map<String, Double> before = writes(client);
-      long start = System.nanoTime();
-      ExecutorService pool = Executors.newFixedThreadPool(16);
-      for (int i = 0; i < SERVICES; i++) {
-        String name = "svc-" + i;
-        pool.submit(() -> cluster.create(cluster.lb(name)));
+  private static Map<String, Double> delta(Map<String, Double> before, Map<String, Double> after) {
+    Map<String, Double> d = new TreeMap<>();
+    after.forEach((k, v) -> {
+      double x = v - before.getOrDefault(k, 0.0);
+      if (x > 0) {
+        d.put(k, x);
       }
-      pool.shutdown();
-      assertThat(pool.awaitTermination(20, TimeUnit.MINUTES)).isTrue();
-      double created = (System.nanoTime() - start) / 1e9;
-      await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofSeconds(1)).until(() ->
-          client.services().list().getItems().stream().filter(s -> !served(s)).count() == 0
-              && client.services().list().getItems().size() == SERVICES);
-      double seconds = (System.nanoTime() - start) / 1e9;
-      Map<String, Double> after = writes(client);
-      Set<String> addresses = new HashSet<>();
-      for (Service s : client.services().list().getItems()) {
-        assertThat(addresses.add(s.getStatus().getLoadBalancer().getIngress().get(0).getIp())).isTrue();
+    });
+    return d;
+  }
+
+  /** Every status change of the Services of one namespace, checked for one address on two Services. */
+  private static final class Watch implements ResourceEventHandler<Service> {
+    final Map<String, String> shown = new HashMap<>();
+    final Map<String, Set<String>> byAddress = new HashMap<>();
+    final Set<String> doubled = new HashSet<>();
+    long firstServed;
+    long allServed;
+    Map<String, String> atAllServed;
+
+    @Override
+    public synchronized void onAdd(Service s) {
+      update(s);
+    }
+
+    @Override
+    public synchronized void onUpdate(Service o, Service s) {
+      update(s);
+    }
+
+    @Override
+    public synchronized void onDelete(Service s, boolean unknown) {
+    }
+
+    private void update(Service s) {
+      String name = s.getMetadata().getName();
+      String ip = s.getStatus() == null || s.getStatus().getLoadBalancer() == null
+          || s.getStatus().getLoadBalancer().getIngress() == null || s.getStatus().getLoadBalancer().getIngress().isEmpty()
+          ? null : s.getStatus().getLoadBalancer().getIngress().get(0).getIp();
+      String old = ip == null ? shown.remove(name) : shown.put(name, ip);
+      if (old != null) {
+        byAddress.getOrDefault(old, new HashSet<>()).remove(name);
       }
-      assertThat(cluster.claims()).hasSize(SERVICES);
-      Map<String, Double> delta = new TreeMap<>();
-      after.forEach((k, v) -> {
-        double d = v - before.getOrDefault(k, 0.0);
-        if (d > 0) {
-          delta.put(k, d);
+      if (ip != null) {
+        Set<String> on = byAddress.computeIfAbsent(ip, k -> new HashSet<>());
+        on.add(name);
+        if (on.size() > 1) {
+          doubled.add(ip);
         }
-      });
-      double total = delta.values().stream().mapToDouble(Double::doubleValue).sum();
-      double controller = total - SERVICES; // the test's own Service creates
-      System.out.printf("%nSCALE vip: %d Services: all served in %.1f s (created in %.1f s); API writes %.0f "
-          + "(test %d, controller %.0f, %.2f per Service); by resource: %s%n", SERVICES, seconds, created, total,
-          SERVICES, controller, controller / SERVICES, delta);
-    } finally {
-      // The Services are left: this JVM's API server goes with it, and removing 5,000 finalizers
-      // one by one would take minutes.
-      operator.stop();
+        if (firstServed == 0) {
+          firstServed = System.currentTimeMillis();
+        }
+      }
+      if (shown.size() == SERVICES && allServed == 0) {
+        allServed = System.currentTimeMillis();
+        atAllServed = new HashMap<>(shown);
+        notifyAll();
+      }
+    }
+
+    synchronized void awaitAll(long timeoutMs) throws InterruptedException {
+      long end = System.currentTimeMillis() + timeoutMs;
+      while (allServed == 0 && System.currentTimeMillis() < end) {
+        wait(1000);
+      }
     }
   }
 
-  private static boolean served(Service s) {
-    return s.getStatus() != null && s.getStatus().getLoadBalancer() != null
-        && s.getStatus().getLoadBalancer().getIngress() != null && !s.getStatus().getLoadBalancer().getIngress().isEmpty();
+  private record Row(String mode, int services, double syncedAfter, double firstServed, double allServed,
+      int doubledEver, int distinctAtEnd, int claims, int wrongOwner, double writes, double cpu, double rssMb,
+      Map<String, Double> byResource) {}
+
+  private static final List<Row> ROWS = new ArrayList<>();
+
+  @Test
+  void catchUpAndBurst(KubeApiServer server, KubernetesClient client) throws Exception {
+    Path kubeconfig = Files.createTempFile("vip-benchmark", ".kubeconfig");
+    Files.writeString(kubeconfig, server.kubeconfig());
+    VipCluster cluster = new VipCluster(client);
+    ServiceRanges.add(client, "vip-scale-benchmark", "10.2.0.0/17"); // left to the throw-away apiserver
+    String ns = client.getNamespace();
+    String other = ns + "-burst";
+    client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+        .withName(other).endMetadata().build()).create();
+    cluster.groupOf("catch-up", List.of("198.18.0.0/18"), null, Map.of("run", "catch-up"));
+    cluster.groupOf("burst", List.of("198.18.64.0/18"), null, Map.of("run", "burst"));
+    System.out.printf("load average at the start: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
+    try {
+      // Catch-up: the Services first, then the operator.
+      create(client, ns, "catch-up");
+      ROWS.add(run(client, kubeconfig, ns, "catch-up", false));
+      // Burst: the operator first (the catch-up's claims are in the cluster: it reads them at start).
+      ROWS.add(run(client, kubeconfig, other, "burst", true));
+    } finally {
+      Files.deleteIfExists(kubeconfig);
+    }
+    System.out.printf("load average at the end: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
+    System.out.println();
+    System.out.println("| run | Services | caches synced after s | first served s | all served s | addresses ever on two Services"
+        + " | distinct addresses | claims | claims not owned by the Service showing them | controller writes | per Service"
+        + " | operator CPU s | peak RSS MiB |");
+    System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (Row r : ROWS) {
+      System.out.printf("| %s | %,d | %.1f | %.1f | %.1f | %d | %,d | %,d | %d | %,.0f | %.2f | %.1f | %.0f |%n", r.mode(),
+          r.services(), r.syncedAfter(), r.firstServed(), r.allServed(), r.doubledEver(), r.distinctAtEnd(), r.claims(),
+          r.wrongOwner(), r.writes(), r.writes() / r.services(), r.cpu(), r.rssMb());
+    }
+    for (Row r : ROWS) {
+      System.out.printf("%s writes by resource: %s%n", r.mode(), r.byResource());
+    }
+    System.out.println("(catch-up: times from the operator's caches synced; burst: from the first Service created)");
+    for (Row r : ROWS) {
+      assertThat(r.doubledEver()).as(r.mode() + ": addresses ever shown by two Services").isZero();
+      assertThat(r.wrongOwner()).as(r.mode() + ": claims not owned by the Service showing them").isZero();
+    }
+  }
+
+  private static void create(KubernetesClient client, String ns, String run) throws Exception {
+    VipCluster c = new VipCluster(client);
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    long start = System.nanoTime();
+    for (int i = 0; i < SERVICES; i++) {
+      String name = "svc-" + i;
+      pool.submit(() -> client.services().inNamespace(ns).resource(c.lb(name).editMetadata()
+          .withLabels(Map.of("run", run)).endMetadata().build()).create());
+    }
+    pool.shutdown();
+    assertThat(pool.awaitTermination(60, TimeUnit.MINUTES)).isTrue();
+    System.out.printf("%s: %d Services created in %.1f s%n", run, SERVICES, (System.nanoTime() - start) / 1e9);
+  }
+
+  private static Row run(KubernetesClient client, Path kubeconfig, String ns, String run, boolean burst)
+      throws Exception {
+    Watch watch = new Watch();
+    SharedIndexInformer<Service> informer = client.services().inNamespace(ns).inform(watch);
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    String jvm = System.getProperty("ipam.scale.operatorJvmArgs", ""); // e.g. a flight recording
+    if (!jvm.isBlank()) {
+      command.addAll(List.of(jvm.replace("{run}", run).trim().split("\\s+")));
+    }
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchmarkOperator.class.getName(),
+        kubeconfig.toString(), ns));
+    Process operator = new ProcessBuilder(command).redirectErrorStream(true).start();
+    long started = System.currentTimeMillis();
+    try {
+      Map<String, Double> before = writes(client);
+      BufferedReader out = new BufferedReader(new InputStreamReader(operator.getInputStream(), StandardCharsets.UTF_8));
+      long synced = 0;
+      for (String line; (line = out.readLine()) != null; ) {
+        if (line.startsWith("SYNCED ")) {
+          synced = Long.parseLong(line.substring(7).trim());
+          break;
+        }
+      }
+      assertThat(synced).as("operator started").isPositive();
+      CompletableFuture.runAsync(() -> out.lines().forEach(l -> { })); // keep its output drained
+      long from = synced;
+      if (burst) {
+        before = writes(client);
+        from = System.currentTimeMillis();
+        create(client, ns, run);
+      }
+      watch.awaitAll(60 * 60_000L);
+      assertThat(watch.allServed).as("all served").isPositive();
+      Map<String, Double> d = delta(before, writes(client));
+      double cpu = cpuSeconds(operator.pid());
+      double rss = peakRssMb(operator.pid());
+      Map<String, String> owners = new HashMap<>();
+      int claims = 0;
+      for (IPClaim c : client.resources(IPClaim.class).list().getItems()) {
+        if (ns.equals(c.getSpec().owner().namespace())) {
+          claims++;
+          owners.put(c.getSpec().address(), c.getSpec().owner().name());
+        }
+      }
+      int wrong = 0;
+      for (Map.Entry<String, String> e : watch.atAllServed.entrySet()) {
+        if (!e.getKey().equals(owners.get(e.getValue()))) {
+          wrong++;
+        }
+      }
+      Map<String, Double> ours = new TreeMap<>();
+      d.forEach((k, v) -> {
+        String resource = k.substring(0, k.indexOf(' '));
+        if (!NOT_OURS.contains(resource)) {
+          ours.put(k, v);
+        }
+      });
+      if (burst) {
+        ours.merge("services POST", (double) -SERVICES, Double::sum); // the benchmark's own creates
+        ours.remove("services POST", 0.0);
+      }
+      double total = ours.values().stream().mapToDouble(Double::doubleValue).sum();
+      return new Row(run, SERVICES, (synced - started) / 1e3, (watch.firstServed - from) / 1e3,
+          (watch.allServed - from) / 1e3, watch.doubled.size(), new HashSet<>(watch.atAllServed.values()).size(), claims,
+          wrong, total, cpu, rss, ours);
+    } finally {
+      informer.close();
+      operator.getOutputStream().close();
+      if (!operator.waitFor(30, TimeUnit.SECONDS)) {
+        operator.destroyForcibly();
+      }
+    }
+  }
+
+  /** User plus system CPU time of a process, from /proc (clock ticks of 1/100 s). */
+  private static double cpuSeconds(long pid) throws Exception {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+  }
+
+  private static double peakRssMb(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmHWM:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+      }
+    }
+    return -1;
   }
 }

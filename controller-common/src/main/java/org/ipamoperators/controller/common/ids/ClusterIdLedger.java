@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.TreeMap;
+import org.ipamoperators.controller.common.ledger.ClaimAttempts;
 import org.ipamoperators.controller.common.ledger.ClaimNames;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
@@ -61,7 +62,7 @@ public final class ClusterIdLedger {
     labels.put(ClusterLedger.LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()));
     labels.put(LABEL_SPACE, space.name());
     labels.put(LABEL_OWNER, ownerLabel(owner));
-    for (int attempt = 0; attempt < 5; attempt++) {
+    for (int attempt = 0; attempt < ClaimAttempts.MAX; attempt++) {
       try {
         claims().resource(IDClaim.of(name, new IDClaimSpec(space.name(), id, purpose, owner), labels)).create();
         return new IdClaimResult(IdClaimResult.Outcome.CLAIMED, OptionalInt.of(id), owner);
@@ -79,7 +80,7 @@ public final class ClusterIdLedger {
       return new IdClaimResult(ours ? IdClaimResult.Outcome.ALREADY_OURS : IdClaimResult.Outcome.HELD_BY_OTHER,
           OptionalInt.of(id), holder);
     }
-    throw new IllegalStateException("IDClaim " + name + " keeps appearing and disappearing");
+    throw new ClaimAttempts.ContendedException("IDClaim " + name);
   }
 
   /**

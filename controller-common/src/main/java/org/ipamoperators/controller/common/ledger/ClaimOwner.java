@@ -8,6 +8,13 @@ import io.fabric8.generator.annotation.Required;
  * Namespace, a Service, a KeepalivedGroup...). The uid is recorded for garbage collection and
  * audit; identity is controller, kind, namespace and name, so a claim survives its owner being
  * re-created under the same name (the same address comes back, as users expect).
+ *
+ * <p>Decided on purpose (issue 13): a new object with an old object's name adopts the old object's
+ * claims. That never gives one address two live holders: the API server lets only one object of a
+ * kind, namespace and name exist at a time (a terminating one keeps the name until it is gone), and
+ * the controllers release an owner's claims before its finalizer goes; a claim left behind (the
+ * finalizer removed by hand, a controller not running) goes to the next object of that name rather
+ * than being lost. Tested in ClusterLedgerIT and ClusterIdLedgerIT.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ClaimOwner(@Required String controller, @Required String kind, String namespace,

@@ -41,48 +41,60 @@ public final class ClusterLedger {
     return claim(ip, pool, owner, Map.of());
   }
 
-  /** Claims with extra labels on the claim object (for example how the address was chosen). */
+  /**
+   * Claims with extra labels on the claim object (for example how the address was chosen). A 409
+   * whose claim is gone when read is tried again, at most {@link ClaimAttempts#MAX} times.
+   *
+   * @throws ClaimAttempts.ContendedException when every attempt found the claim gone after a 409
+   */
   public ClaimResult claim(Ip ip, String pool, ClaimOwner owner, Map<String, String> labels) {
     String name = ClaimNames.of(ip);
     Map<String, String> all = new java.util.TreeMap<>(labels);
     all.put(LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()));
     all.put(LABEL_POOL, ClaimNames.labelValue(pool));
-    IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), all);
-    try {
-      claims().resource(wanted).create();
-      return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner);
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 409) {
-        throw e;
+    for (int attempt = 0; attempt < ClaimAttempts.MAX; attempt++) {
+      IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), all);
+      try {
+        return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner, claims().resource(wanted).create());
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
       }
+      IPClaim existing = claims().withName(name).get();
+      if (existing == null) {
+        continue; // released between our create and get: try again rather than report a false holder
+      }
+      ClaimOwner holder = existing.getSpec().owner();
+      return new ClaimResult(holder.sameAs(owner) ? ClaimResult.Outcome.ALREADY_OURS
+          : ClaimResult.Outcome.HELD_BY_OTHER, holder, existing);
     }
-    IPClaim existing = claims().withName(name).get();
-    if (existing == null) {
-      // Deleted between our create and get: try once more rather than report a false holder.
-      return claim(ip, pool, owner, labels);
-    }
-    ClaimOwner holder = existing.getSpec().owner();
-    return holder.sameAs(owner) ? new ClaimResult(ClaimResult.Outcome.ALREADY_OURS, holder)
-        : new ClaimResult(ClaimResult.Outcome.HELD_BY_OTHER, holder);
+    throw new ClaimAttempts.ContendedException("IPClaim " + name);
   }
 
   /**
-   * Releases an address if, and only if, this owner holds it: the delete carries the claim's uid
-   * as a precondition, so a claim re-created by someone else meanwhile is never removed.
+   * Releases an address if, and only if, this owner holds it: the delete carries the resourceVersion
+   * of the claim just read as a precondition, so a claim re-created (by anyone) or changed meanwhile
+   * is never removed.
    */
   public boolean release(Ip ip, ClaimOwner owner) {
+    return releaseClaim(ip, owner).isPresent();
+  }
+
+  /** {@link #release}, returning the claim deleted (for callers that keep an index of claims). */
+  public Optional<IPClaim> releaseClaim(Ip ip, ClaimOwner owner) {
     IPClaim existing = claims().withName(ClaimNames.of(ip)).get();
-    if (existing == null || !existing.getSpec().owner().sameAs(owner)) {
-      return false;
+    if (existing == null || existing.getSpec() == null || !existing.getSpec().owner().sameAs(owner)) {
+      return Optional.empty();
     }
     try {
       List<StatusDetails> deleted = claims().withName(ClaimNames.of(ip))
           .lockResourceVersion(existing.getMetadata().getResourceVersion())
           .delete();
-      return !deleted.isEmpty();
+      return deleted.isEmpty() ? Optional.empty() : Optional.of(existing);
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409 || e.getCode() == 404) {
-        return false;
+        return Optional.empty();
       }
       throw e;
     }

@@ -85,4 +85,43 @@ class ClusterLedgerIT {
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("an IPClaim cannot be changed");
   }
+
+  /**
+   * Decided in issue 13: a new owner object with an old one's name (another uid) adopts the old
+   * claim, and releases it; an owner of another name does neither.
+   */
+  @Test
+  void anOwnerRecreatedUnderTheSameNameAdoptsItsClaim(KubernetesClient client) {
+    ClusterLedger ledger = new ClusterLedger(client);
+    Ip ip = Ip.parse("192.0.2.79");
+    ClaimOwner first = new ClaimOwner("vip", "Service", "team", "web", "uid-1");
+    ClaimOwner again = new ClaimOwner("vip", "Service", "team", "web", "uid-2");
+    ClaimOwner other = new ClaimOwner("vip", "Service", "team", "web2", "uid-1");
+    assertThat(ledger.claim(ip, "ipgroup/g", first).outcome()).isEqualTo(ClaimResult.Outcome.CLAIMED);
+    ClaimResult r = ledger.claim(ip, "ipgroup/g", again);
+    assertThat(r.outcome()).isEqualTo(ClaimResult.Outcome.ALREADY_OURS);
+    assertThat(r.claim().getSpec().owner().uid()).isEqualTo("uid-1"); // the record keeps the first uid
+    assertThat(ledger.claim(ip, "ipgroup/g", other).outcome()).isEqualTo(ClaimResult.Outcome.HELD_BY_OTHER);
+    assertThat(ledger.release(ip, other)).isFalse();
+    assertThat(ledger.releaseClaim(ip, again)).hasValueSatisfying(c ->
+        assertThat(c.getSpec().address()).isEqualTo("192.0.2.79"));
+    assertThat(ledger.get(ip)).isEmpty();
+  }
+
+  /** Review M4: a claim whose address is not an address is refused by the API server. */
+  @Test
+  void aClaimMustCarryAnAddress(KubernetesClient client) {
+    for (String bad : List.of("not-an-ip", "999.1.1.1", "1.2.3", "", "192.0.2.1/32")) {
+      IPClaim c = IPClaim.of("bad-" + Math.abs(bad.hashCode()), new IPClaimSpec(bad, "egressipam/x", ns("a")),
+          java.util.Map.of());
+      assertThatThrownBy(() -> client.resource(c).create()).as(bad)
+          .isInstanceOf(KubernetesClientException.class).hasMessageContaining("spec.address");
+    }
+    for (String good : List.of("192.0.2.80", "2001:db8::80", "::ffff:192.0.2.81")) {
+      IPClaim c = IPClaim.of("good-" + Math.abs(good.hashCode()), new IPClaimSpec(good, "egressipam/x", ns("a")),
+          java.util.Map.of());
+      assertThat(client.resource(c).create().getSpec().address()).isEqualTo(good);
+      client.resource(c).delete();
+    }
+  }
 }

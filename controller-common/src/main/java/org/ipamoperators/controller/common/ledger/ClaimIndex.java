@@ -1,0 +1,227 @@
+package org.ipamoperators.controller.common.ledger;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.ipamoperators.core.address.Ip;
+
+/**
+ * This process's view of the IPClaims, by address: what it saw, and nothing it did not. It grows
+ * with the informer's add and update events and with this process's own successful writes (the
+ * object the API server answered), and shrinks only on a delete it observed (an informer event or
+ * its own successful delete) of that very claim (same uid). Nothing expires by age, and no entry
+ * of one claim is ever removed because of another claim on the same address. So a claim this
+ * process created stays visible to every thread from the moment the create returned, whatever the
+ * informer shows yet, which a copy of the informer cache alone cannot promise.
+ *
+ * <p>Besides claims it holds reservations: an address a thread is about to claim, so that threads
+ * planning at the same time pick different addresses without a lock around their plans. A
+ * reservation only ever steers planning; the API server's create still decides who holds an
+ * address, and a claim seen for the address replaces the reservation.
+ *
+ * <p>Secondary keys ({@link #keys}) find a small set of addresses without a scan: every claim is
+ * found under {@link #ownerKey} of its owner, plus whatever the {@code extraKeys} function gives
+ * (controller-vip: the Services listed on a shared claim).
+ */
+public final class ClaimIndex {
+  /** One address: the claim seen (null while only reserved) or the reservation. */
+  public record Entry(Ip ip, IPClaim claim, Reservation reservation) {
+    public boolean reserved() {
+      return claim == null;
+    }
+
+    /** The owner recorded on the claim, or the one that reserved the address. */
+    public ClaimOwner owner() {
+      return claim != null ? claim.getSpec().owner() : reservation.owner();
+    }
+  }
+
+  /** An address being claimed by {@code owner} from {@code pool}; identity matters (see {@link #unreserve}). */
+  public static final class Reservation {
+    private final ClaimOwner owner;
+    private final String pool;
+
+    public Reservation(ClaimOwner owner, String pool) {
+      this.owner = owner;
+      this.pool = pool;
+    }
+
+    public ClaimOwner owner() {
+      return owner;
+    }
+
+    public String pool() {
+      return pool;
+    }
+  }
+
+  private final Map<Ip, Entry> byIp = new ConcurrentHashMap<>();
+  private final Map<String, Set<Ip>> byKey = new ConcurrentHashMap<>();
+  private final Function<IPClaim, Collection<String>> extraKeys;
+
+  public ClaimIndex() {
+    this(c -> List.of());
+  }
+
+  public ClaimIndex(Function<IPClaim, Collection<String>> extraKeys) {
+    this.extraKeys = extraKeys;
+  }
+
+  /** "controller/kind/namespace/name": the key under which every claim of an owner is found. */
+  public static String ownerKey(ClaimOwner o) {
+    return o.controller() + "/" + o.kind() + "/" + (o.namespace() == null ? "" : o.namespace()) + "/" + o.name();
+  }
+
+  /** The claim's address, or null when it has none that parses (such claims are not indexed). */
+  public static Ip address(IPClaim c) {
+    if (c == null || c.getSpec() == null || c.getSpec().address() == null || c.getSpec().owner() == null) {
+      return null;
+    }
+    try {
+      return Ip.parse(c.getSpec().address());
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * A claim as the API server showed it (an informer add or update, or the answer to one of our
+   * writes). Replaces a reservation, another claim on the address (one must have been deleted for
+   * this one to exist) unless that one is newer, and an older version of the same claim.
+   */
+  public void seen(IPClaim c) {
+    Ip ip = address(c);
+    if (ip == null) {
+      return;
+    }
+    byIp.compute(ip, (k, old) -> {
+      if (old != null && old.claim() != null && newer(old.claim(), c)) {
+        return old;
+      }
+      if (old != null && old.claim() != null) {
+        unkey(ip, old.claim());
+      }
+      key(ip, c);
+      return new Entry(ip, c, null);
+    });
+  }
+
+  /** This process's own successful create or update (the object the API server answered). */
+  public void created(IPClaim c) {
+    seen(c);
+  }
+
+  /** A delete observed (informer event, or our own successful delete): forgets that claim, and only it. */
+  public void deleted(IPClaim c) {
+    Ip ip = address(c);
+    if (ip == null) {
+      return;
+    }
+    byIp.computeIfPresent(ip, (k, old) -> {
+      if (old.claim() == null || !sameUid(old.claim(), c)) {
+        return old;
+      }
+      unkey(ip, old.claim());
+      return null;
+    });
+  }
+
+  /** Reserves a free address; false when anything (claim or reservation) is recorded for it. */
+  public boolean reserve(Ip ip, Reservation r) {
+    return byIp.putIfAbsent(ip, new Entry(ip, null, r)) == null;
+  }
+
+  /** Drops a reservation that did not become a claim, if it is still that reservation. */
+  public void unreserve(Ip ip, Reservation r) {
+    byIp.computeIfPresent(ip, (k, old) -> old.reservation() == r ? null : old);
+  }
+
+  public Optional<Entry> get(Ip ip) {
+    return Optional.ofNullable(byIp.get(ip));
+  }
+
+  public boolean contains(Ip ip) {
+    return byIp.containsKey(ip);
+  }
+
+  /** The addresses whose claims are found under a key (a snapshot). */
+  public Set<Ip> keys(String key) {
+    Set<Ip> s = byKey.get(key);
+    return s == null ? Set.of() : Set.copyOf(s);
+  }
+
+  /** Addresses recorded, claims and reservations. */
+  public int size() {
+    return byIp.size();
+  }
+
+  /** Whether the claim with this uid is recorded. */
+  public boolean containsUid(Ip ip, String uid) {
+    Entry e = byIp.get(ip);
+    return e != null && e.claim() != null && uid != null && uid.equals(e.claim().getMetadata().getUid());
+  }
+
+  /** Claims recorded (not reservations), a snapshot. */
+  public List<IPClaim> claims() {
+    return byIp.values().stream().filter(e -> e.claim() != null).map(Entry::claim).toList();
+  }
+
+  private void key(Ip ip, IPClaim c) {
+    add(ownerKey(c.getSpec().owner()), ip);
+    for (String k : extraKeys.apply(c)) {
+      add(k, ip);
+    }
+  }
+
+  /** Adds inside the map's compute, so a concurrent {@link #drop} of the set's last address cannot orphan it. */
+  private void add(String key, Ip ip) {
+    byKey.compute(key, (k, set) -> {
+      Set<Ip> s = set == null ? ConcurrentHashMap.newKeySet() : set;
+      s.add(ip);
+      return s;
+    });
+  }
+
+  private void unkey(Ip ip, IPClaim c) {
+    drop(ownerKey(c.getSpec().owner()), ip);
+    for (String k : extraKeys.apply(c)) {
+      drop(k, ip);
+    }
+  }
+
+  private void drop(String key, Ip ip) {
+    byKey.computeIfPresent(key, (k, s) -> {
+      s.remove(ip);
+      return s.isEmpty() ? null : s;
+    });
+  }
+
+  private static boolean sameUid(IPClaim a, IPClaim b) {
+    String x = a.getMetadata().getUid();
+    String y = b.getMetadata().getUid();
+    return x != null && x.equals(y);
+  }
+
+  /**
+   * Whether {@code have} is a later state than {@code incoming}: a higher resourceVersion (both
+   * numeric, as etcd's revisions are; when they are not, the incoming object wins). This keeps a
+   * late informer event of an old claim from replacing the claim this process just created.
+   */
+  private static boolean newer(IPClaim have, IPClaim incoming) {
+    long a = version(have);
+    long b = version(incoming);
+    return a >= 0 && b >= 0 && a > b;
+  }
+
+  private static long version(IPClaim c) {
+    String v = c.getMetadata() == null ? null : c.getMetadata().getResourceVersion();
+    if (v == null || v.isEmpty() || v.length() > 18 || !v.chars().allMatch(Character::isDigit)) {
+      return -1;
+    }
+    return Long.parseLong(v);
+  }
+}
