@@ -21,7 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -89,14 +88,12 @@ class ApiFaultIT {
           "--namespace", ns, "--no-leader-election")) {
         // No wait for readiness: informers start through the faults (watch cuts make the event sources flap,
         // which /readyz reports), and the burst below arrives as they sync, a catch-up under faults.
-        Set<String> duplicates = ConcurrentHashMap.newKeySet();
-        Set<String> changed = ConcurrentHashMap.newKeySet();
-        Map<String, String> first = new ConcurrentHashMap<>();
+        SnapshotCheck snapshots = new SnapshotCheck();
         AtomicBoolean watching = new AtomicBoolean(true);
         Thread watcher = new Thread(() -> {
           while (watching.get()) {
             try {
-              check(shown(client, ns), first, duplicates, changed);
+              snapshots.check(shown(client, ns));
               Thread.sleep(150);
             } catch (InterruptedException e) {
               return;
@@ -129,7 +126,7 @@ class ApiFaultIT {
         Duration converged = Duration.between(start, Instant.now());
         watching.set(false);
         watcher.join(5_000);
-        check(shown(client, ns), first, duplicates, changed);
+        snapshots.check(shown(client, ns));
         proxy.inject(false);
         List<Finding> findings = new ArrayList<>();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> {
@@ -143,8 +140,8 @@ class ApiFaultIT {
         String summary = String.format("seed %d, faults injected %s, requests forwarded %d, converged in %s",
             SEED, proxy.injected(), proxy.forwarded(), converged);
         System.out.println("[api-faults] " + summary);
-        assertThat(duplicates).as(summary).isEmpty();
-        assertThat(changed).as(summary).isEmpty();
+        assertThat(snapshots.duplicates()).as(summary).isEmpty();
+        assertThat(snapshots.changed()).as(summary).isEmpty();
         assertThat(findings).as(summary).isEmpty();
         assertThat(proxy.injected().values().stream().mapToLong(Long::longValue).sum())
             .as("faults were injected").isPositive();
@@ -175,23 +172,5 @@ class ApiFaultIT {
       }
     }
     return out;
-  }
-
-  private static void check(Map<String, List<String>> shown, Map<String, String> first, Set<String> duplicates,
-      Set<String> changed) {
-    Map<String, String> holder = new HashMap<>();
-    shown.forEach((owner, ips) -> {
-      for (String ip : ips) {
-        String other = holder.putIfAbsent(ip, owner);
-        if (other != null && !other.equals(owner)) {
-          duplicates.add(ip + " on " + other + " and " + owner);
-        }
-      }
-      String joined = String.join(",", ips);
-      String before = first.putIfAbsent(owner, joined);
-      if (before != null && !before.equals(joined)) {
-        changed.add(owner + ": " + before + " -> " + joined);
-      }
-    });
   }
 }

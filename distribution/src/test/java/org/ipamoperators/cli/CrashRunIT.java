@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -178,15 +177,13 @@ class CrashRunIT {
     System.out.printf("[crash-run] %s replicas %d seed %d kills %d objects %d%n", controller, replicas, seed, KILLS,
         count);
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
-    Map<String, String> firstSeen = new ConcurrentHashMap<>();
-    Set<String> duplicates = ConcurrentHashMap.newKeySet();
-    Set<String> changed = ConcurrentHashMap.newKeySet();
+    SnapshotCheck checks = new SnapshotCheck();
     int[] snapshots = {0};
     AtomicBoolean watching = new AtomicBoolean(true);
     Thread watcher = new Thread(() -> {
       while (watching.get()) {
         try {
-          check(snapshot.read(), firstSeen, duplicates, changed);
+          checks.check(snapshot.read());
           snapshots[0]++;
           Thread.sleep(100);
         } catch (InterruptedException e) {
@@ -225,7 +222,7 @@ class CrashRunIT {
     Duration converged = Duration.between(lastStart, Instant.now());
     watching.set(false);
     watcher.join(5_000);
-    check(snapshot.read(), firstSeen, duplicates, changed);
+    checks.check(snapshot.read());
 
     // The ledger settles a moment after the last publication (released losers, late deletes).
     List<Finding> findings = new ArrayList<>();
@@ -237,29 +234,11 @@ class CrashRunIT {
       report.findings().stream().filter(f -> ours.test(f.resource().value())).forEach(findings::add);
       return findings.isEmpty();
     });
-    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, snapshots[0], duplicates.size(), changed.size(),
+    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, snapshots[0], checks.duplicates().size(), checks.changed().size(),
         List.copyOf(findings), converged);
     System.out.println("[crash-run] " + r);
     Files.writeString(dir.resolve("result.txt"), r.toString());
     return r;
-  }
-
-  private static void check(Map<String, List<String>> shown, Map<String, String> firstSeen, Set<String> duplicates,
-      Set<String> changed) {
-    Map<String, String> holder = new HashMap<>();
-    shown.forEach((owner, ips) -> {
-      for (String ip : ips) {
-        String other = holder.putIfAbsent(ip, owner);
-        if (other != null && !other.equals(owner)) {
-          duplicates.add(ip + " on " + other + " and " + owner);
-        }
-      }
-      String joined = String.join(",", ips);
-      String before = firstSeen.putIfAbsent(owner, joined);
-      if (before != null && !before.equals(joined)) {
-        changed.add(owner + ": " + before + " -> " + joined);
-      }
-    });
   }
 
   /** The replica holding the Lease now (waiting for one to hold it: after a kill the standby takes a moment). */
