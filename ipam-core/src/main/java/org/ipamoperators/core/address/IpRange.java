@@ -14,6 +14,15 @@ public record IpRange(Ip first, Ip last, int prefixLength, String text) implemen
   /** Marks a range that was not written as a CIDR. */
   public static final int NO_PREFIX = -1;
 
+  /**
+   * Checks the bounds; a null text becomes the canonical spelling of the bounds.
+   *
+   * @param first the lowest address
+   * @param last the highest address, of the same family
+   * @param prefixLength the prefix length when written as a CIDR, else {@link #NO_PREFIX}
+   * @param text the spelling as written, for messages; null for the canonical one
+   * @throws IllegalArgumentException when the families differ or the range starts after it ends
+   */
   public IpRange {
     Objects.requireNonNull(first, "first");
     Objects.requireNonNull(last, "last");
@@ -28,10 +37,24 @@ public record IpRange(Ip first, Ip last, int prefixLength, String text) implemen
     }
   }
 
+  /**
+   * The range between two addresses, not written as a CIDR.
+   *
+   * @param first the lowest address
+   * @param last the highest address, of the same family
+   * @return the range, spelled canonically
+   * @throws IllegalArgumentException when the families differ or first is after last
+   */
   public static IpRange of(Ip first, Ip last) {
     return new IpRange(first, last, NO_PREFIX, null);
   }
 
+  /**
+   * The range of one address.
+   *
+   * @param ip the address
+   * @return a range whose first and last address is {@code ip}
+   */
   public static IpRange single(Ip ip) {
     return new IpRange(ip, ip, NO_PREFIX, null);
   }
@@ -39,6 +62,10 @@ public record IpRange(Ip first, Ip last, int prefixLength, String text) implemen
   /**
    * Parses an address, a CIDR or a start-end range. A CIDR with host bits set is rejected with the
    * network it probably meant, so that a typo never silently shrinks or moves a pool.
+   *
+   * @param text the value; surrounding blanks are ignored
+   * @return the range, keeping the spelling
+   * @throws InvalidAddressException when the text is none of the three spellings
    */
   public static IpRange parse(String text) {
     String t = text == null ? "" : text.trim();
@@ -100,26 +127,59 @@ public record IpRange(Ip first, Ip last, int prefixLength, String text) implemen
     }
   }
 
+  /**
+   * The family of the range's addresses.
+   *
+   * @return the family
+   */
   public IpFamily family() {
     return first.family();
   }
 
+  /**
+   * Whether the range was written as a CIDR.
+   *
+   * @return true when it has a prefix length
+   */
   public boolean isCidr() {
     return prefixLength != NO_PREFIX;
   }
 
+  /**
+   * The number of addresses in the range, bounds included.
+   *
+   * @return at least one
+   */
   public BigInteger size() {
     return last.toBigInteger().subtract(first.toBigInteger()).add(BigInteger.ONE);
   }
 
+  /**
+   * Whether an address is in the range.
+   *
+   * @param ip the address
+   * @return true when it is of the same family and between the bounds
+   */
   public boolean contains(Ip ip) {
     return ip.family() == family() && first.compareTo(ip) <= 0 && ip.compareTo(last) <= 0;
   }
 
+  /**
+   * Whether another range lies wholly in this one.
+   *
+   * @param other the other range
+   * @return true when both of its bounds are in this range
+   */
   public boolean contains(IpRange other) {
     return contains(other.first) && contains(other.last);
   }
 
+  /**
+   * Whether two ranges share at least one address.
+   *
+   * @param other the other range
+   * @return true when they are of the same family and intersect
+   */
   public boolean overlaps(IpRange other) {
     return other.family() == family() && first.compareTo(other.last) <= 0
         && other.first.compareTo(last) <= 0;

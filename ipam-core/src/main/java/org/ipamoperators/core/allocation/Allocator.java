@@ -77,20 +77,42 @@ public final class Allocator {
     }
   }
 
-  /** An allocator over a fresh pool: every usable address free. */
+  /**
+   * An allocator over a fresh pool: every usable address free.
+   *
+   * @param pool the pool to hand out
+   * @param options the strategy, cooldown, clock and random seed
+   * @return the allocator
+   */
   public static Allocator create(Pool pool, AllocatorOptions options) {
     return new Allocator(pool, options);
   }
 
+  /**
+   * The pool this allocator hands out.
+   *
+   * @return the pool
+   */
   public Pool pool() {
     return pool;
   }
 
+  /**
+   * The options the allocator was created with.
+   *
+   * @return the options
+   */
   public AllocatorOptions options() {
     return options;
   }
 
-  /** Allocates with the configured strategy; STICKY needs {@link #allocate(IpFamily, String)}. */
+  /**
+   * Allocates with the configured strategy; STICKY needs {@link #allocate(IpFamily, String)}.
+   *
+   * @param family the family of the address
+   * @return the address, or empty when the family has no free address in this pool
+   * @throws IllegalArgumentException when the configured strategy is STICKY
+   */
   public Optional<Ip> allocate(IpFamily family) {
     if (options.strategy() == AllocationStrategy.STICKY) {
       throw new IllegalArgumentException("the STICKY strategy needs an owner key");
@@ -98,12 +120,27 @@ public final class Allocator {
     return allocate(family, options.strategy(), null);
   }
 
-  /** Allocates with the configured strategy; the owner key drives STICKY and is ignored otherwise. */
+  /**
+   * Allocates with the configured strategy; the owner key drives STICKY and is ignored otherwise.
+   *
+   * @param family the family of the address
+   * @param ownerKey the owner's stable key; required by STICKY
+   * @return the address, or empty when the family has no free address in this pool
+   */
   public Optional<Ip> allocate(IpFamily family, String ownerKey) {
     return allocate(family, options.strategy(), ownerKey);
   }
 
-  /** Allocates one address, or returns empty when the family has no free address in this pool. */
+  /**
+   * Allocates one address, or returns empty when the family has no free address in this pool.
+   * When only addresses still cooling down are free, the one released first is reused.
+   *
+   * @param family the family of the address
+   * @param strategy how to pick the address, overriding the configured one
+   * @param ownerKey the owner's stable key; required by STICKY, ignored otherwise
+   * @return the address, or empty when the family has no free address in this pool
+   * @throws IllegalArgumentException when the strategy is STICKY and the owner key is null
+   */
   public Optional<Ip> allocate(IpFamily family, AllocationStrategy strategy, String ownerKey) {
     FamilySpace s = spaces.get(family);
     if (s == null) {
@@ -133,7 +170,12 @@ public final class Allocator {
     return Optional.of(s.address(t.foundStartHi, t.foundStartLo));
   }
 
-  /** Takes one specific address if it is free. */
+  /**
+   * Takes one specific address if it is free.
+   *
+   * @param ip the address
+   * @return CLAIMED when it is now taken, otherwise why not
+   */
   public ClaimOutcome claim(Ip ip) {
     FamilySpace s = spaces.get(ip.family());
     if (s == null || !pool.contains(ip)) {
@@ -150,7 +192,14 @@ public final class Allocator {
     return s.tree.takeOne(false, hi, lo) ? ClaimOutcome.CLAIMED : ClaimOutcome.ALREADY_ALLOCATED;
   }
 
-  /** Returns an allocated address to the pool; false when it was not allocated from this pool. */
+  /**
+   * Returns an allocated address to the pool; false when it was not allocated from this pool.
+   * With a cooldown, allocate hands it out again only after the cooldown, or when nothing else is
+   * free.
+   *
+   * @param ip the address
+   * @return true when the address was allocated and is now released
+   */
   public boolean release(Ip ip) {
     FamilySpace s = spaces.get(ip.family());
     if (s == null || !pool.isUsable(ip) || isFree(ip)) {
@@ -164,7 +213,12 @@ public final class Allocator {
     return true;
   }
 
-  /** True when the address is usable and not allocated (addresses cooling down count as free). */
+  /**
+   * True when the address is usable and not allocated (addresses cooling down count as free).
+   *
+   * @param ip the address
+   * @return whether it is free
+   */
   public boolean isFree(Ip ip) {
     FamilySpace s = spaces.get(ip.family());
     if (s == null || !pool.isUsable(ip)) {
@@ -178,12 +232,23 @@ public final class Allocator {
     return s.tree.floor(hi, lo) && U128.compare(s.tree.foundEndHi, s.tree.foundEndLo, hi, lo) >= 0;
   }
 
-  /** Usable addresses of a family (the pool's size less reserved, network and broadcast). */
+  /**
+   * Usable addresses of a family (the pool's size less reserved, network and broadcast).
+   *
+   * @param family the family
+   * @return the count; zero when the pool has none of the family
+   */
   public BigInteger capacity(IpFamily family) {
     FamilySpace s = spaces.get(family);
     return s == null ? BigInteger.ZERO : s.capacity;
   }
 
+  /**
+   * Free addresses of a family, those cooling down included.
+   *
+   * @param family the family
+   * @return the count; zero when the pool has none of the family
+   */
   public BigInteger freeCount(IpFamily family) {
     FamilySpace s = spaces.get(family);
     if (s == null) {
@@ -193,11 +258,23 @@ public final class Allocator {
         .add(BigInteger.valueOf(s.cooling.size()));
   }
 
+  /**
+   * Allocated addresses of a family: the capacity less the free addresses.
+   *
+   * @param family the family
+   * @return the count
+   */
   public BigInteger allocatedCount(IpFamily family) {
     return capacity(family).subtract(freeCount(family));
   }
 
-  /** Number of free ranges in a family: what every operation's cost depends on. */
+  /**
+   * Number of free ranges in a family: what every operation's cost depends on.
+   *
+   * @param family the family
+   * @return the count, addresses cooling down not included; zero when the pool has none of the
+   *     family
+   */
   public int freeRangeCount(IpFamily family) {
     FamilySpace s = spaces.get(family);
     return s == null ? 0 : s.tree.rangeCount();

@@ -40,7 +40,15 @@ public final class Pool {
     }
   }
 
-  /** Parses and validates; throws with every problem found. */
+  /**
+   * Parses and validates; throws with every problem found.
+   *
+   * @param name the pool's name, for messages
+   * @param ranges the address ranges: addresses, CIDRs or start-end ranges
+   * @param reserved addresses and ranges of the pool never handed out; may be null
+   * @return the pool
+   * @throws InvalidPoolException when the definition has problems
+   */
   public static Pool of(String name, Collection<String> ranges, Collection<String> reserved) {
     List<PoolProblem> problems = new ArrayList<>();
     Pool pool = build(name, ranges, reserved, problems);
@@ -50,7 +58,14 @@ public final class Pool {
     return pool;
   }
 
-  /** The problems of a definition; empty when {@link #of} would succeed. */
+  /**
+   * The problems of a definition; empty when {@link #of} would succeed.
+   *
+   * @param name the pool's name, for messages
+   * @param ranges the address ranges: addresses, CIDRs or start-end ranges
+   * @param reserved addresses and ranges of the pool never handed out; may be null
+   * @return every problem found, in the order found
+   */
   public static List<PoolProblem> validate(String name, Collection<String> ranges,
       Collection<String> reserved) {
     List<PoolProblem> problems = new ArrayList<>();
@@ -156,25 +171,48 @@ public final class Pool {
     return List.copyOf(out);
   }
 
+  /**
+   * The pool's name.
+   *
+   * @return the name given to {@link #of}
+   */
   public String name() {
     return name;
   }
 
-  /** The ranges as written. */
+  /**
+   * The ranges as written.
+   *
+   * @return the ranges, in the order given
+   */
   public List<IpRange> ranges() {
     return ranges;
   }
 
+  /**
+   * The addresses the user reserved, as written.
+   *
+   * @return the reserved ranges, in the order given
+   */
   public List<IpRange> reserved() {
     return reserved;
   }
 
-  /** The IPv6 anycast addresses the pool never hands out, with the reason. */
+  /**
+   * The IPv6 anycast addresses the pool never hands out, with the reason.
+   *
+   * @return the cuts of every range, range by range
+   */
   public List<ProtocolReserved> protocolReserved() {
     return protocolReserved;
   }
 
-  /** How many addresses of a family {@link #protocolReserved} takes out (those the user reserved too included). */
+  /**
+   * How many addresses of a family {@link #protocolReserved} takes out (those the user reserved too included).
+   *
+   * @param family the family
+   * @return the count; zero for IPv4
+   */
   public BigInteger protocolReservedCount(IpFamily family) {
     BigInteger total = BigInteger.ZERO;
     for (ProtocolReserved p : protocolReserved) {
@@ -185,16 +223,31 @@ public final class Pool {
     return total;
   }
 
+  /**
+   * The families the pool has ranges in.
+   *
+   * @return the families, IPv4 first
+   */
   public Set<IpFamily> families() {
     return usable.keySet();
   }
 
-  /** The usable ranges of one family: sorted, disjoint, without reserved addresses. */
+  /**
+   * The usable ranges of one family: sorted, disjoint, without reserved addresses.
+   *
+   * @param family the family
+   * @return the ranges; empty when the pool has none of the family
+   */
   public List<IpRange> usable(IpFamily family) {
     return usable.getOrDefault(family, List.of());
   }
 
-  /** Number of addresses that can be handed out in a family. */
+  /**
+   * Number of addresses that can be handed out in a family.
+   *
+   * @param family the family
+   * @return the total size of the family's usable ranges
+   */
   public BigInteger capacity(IpFamily family) {
     BigInteger total = BigInteger.ZERO;
     for (IpRange r : usable(family)) {
@@ -203,15 +256,32 @@ public final class Pool {
     return total;
   }
 
+  /**
+   * Whether an address is in one of the pool's ranges, usable or not.
+   *
+   * @param ip the address
+   * @return true when a range contains it
+   */
   public boolean contains(Ip ip) {
     return ranges.stream().anyMatch(r -> r.contains(ip));
   }
 
+  /**
+   * Whether an address can be handed out from this pool.
+   *
+   * @param ip the address
+   * @return true when a usable range contains it
+   */
   public boolean isUsable(Ip ip) {
     return usable(ip.family()).stream().anyMatch(r -> r.contains(ip));
   }
 
-  /** Why an address cannot be handed out from this pool, or empty when it can. */
+  /**
+   * Why an address cannot be handed out from this pool, or empty when it can.
+   *
+   * @param ip the address
+   * @return a message naming the address and the reason, or empty when it is usable
+   */
   public Optional<String> whyUnusable(Ip ip) {
     Optional<IpRange> range = ranges.stream().filter(r -> r.contains(ip)).findFirst();
     if (range.isEmpty()) {

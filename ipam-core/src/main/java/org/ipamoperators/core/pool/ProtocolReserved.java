@@ -27,7 +27,12 @@ public record ProtocolReserved(IpRange range, String reason) {
   private static final long EUI64_ANYCAST = 0xfdffffffffffff80L;
   private static final long TOP_ANYCAST = 0xffffffffffffff80L;
 
-  /** The cuts of one pool range, in address order; empty for IPv4, single addresses and a /127. */
+  /**
+   * The cuts of one pool range, in address order; empty for IPv4, single addresses and a /127.
+   *
+   * @param r a range of a pool
+   * @return the cuts, each clipped to the range
+   */
   public static List<ProtocolReserved> of(IpRange r) {
     List<ProtocolReserved> out = new ArrayList<>();
     if (r.family() != IpFamily.IPV6 || r.first().equals(r.last()) || r.prefixLength() == 127) {
