@@ -1246,7 +1246,9 @@ public final class ArmServer implements AutoCloseable {
         }
         pools.addObject().put("id", lb.id() + "/backendAddressPools/" + lbPool.get()[1]);
       }
-      props.set("loadBalancerBackendAddressPools", pools);
+      if (props.has("loadBalancerBackendAddressPools")) {
+        props.set("loadBalancerBackendAddressPools", pools);
+      }
       boolean v6 = "IPv6".equalsIgnoreCase(props.path("privateIPAddressVersion").asText());
       props.put("privateIPAddressVersion", v6 ? "IPv6" : "IPv4");
       String method = props.path("privateIPAllocationMethod").asText("Dynamic");
