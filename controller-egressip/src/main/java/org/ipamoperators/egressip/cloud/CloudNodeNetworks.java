@@ -27,16 +27,26 @@ public final class CloudNodeNetworks implements NodeNetworks {
   private final KubernetesClient client;
   private final CloudSettings settings;
   private final NodeNetwork bareMetal = new BareMetalNodeNetwork();
+  private final AzureNetworks azure;
   private AwsSettings current;
   private Ec2NodeNetwork aws;
 
   public CloudNodeNetworks(KubernetesClient client, CloudSettings settings) {
+    this(client, settings, AzureNetworks.fromEnvironment(client, settings.operatorNamespace()));
+  }
+
+  /** With the Azure part given (tests: the ARM server's endpoint, TLS trust and credential). */
+  public CloudNodeNetworks(KubernetesClient client, CloudSettings settings, AzureNetworks azure) {
     this.client = client;
     this.settings = settings;
+    this.azure = azure;
   }
 
   @Override
   public synchronized Selection select(Platform platform) {
+    if ("Azure".equals(platform.type())) {
+      return azure.select(platform, bareMetal);
+    }
     if (!"AWS".equals(platform.type())) {
       return new Selection(bareMetal, null);
     }
