@@ -659,7 +659,8 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   private boolean releaseStale(String holderConfigId, Ip ip, NicState target) {
     int at = holderConfigId.toLowerCase(java.util.Locale.ROOT).indexOf("/ipconfigurations/");
     if (at < 0 || !holderConfigId.toLowerCase(java.util.Locale.ROOT).contains("/networkinterfaces/")
-        || !NicEdit.ownedName(AzureIds.last(holderConfigId), ip)) {
+        || !AzureIds.last(holderConfigId).equalsIgnoreCase(NicEdit.ownedName(ip))) {
+      // only this operator's own configurations move; the old operator's are taken over where they are
       return false;
     }
     Optional<AzureIds.Id> nicId = AzureIds.parse(holderConfigId.substring(0, at));
