@@ -12,9 +12,10 @@ public final class EgressIPControllers {
   private EgressIPControllers() {}
 
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    // Bare metal, or EC2 on AWS (credentials, region and endpoint: see CloudSettings).
-    operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry,
-        new CloudNodeNetworks(client, CloudSettings.fromEnvironment())));
+    // Bare metal, EC2 on AWS (credentials, region and endpoint: see CloudSettings), Azure (see AzureNetworks).
+    CloudSettings cloud = CloudSettings.fromEnvironment();
+    operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry, new CloudNodeNetworks(client, cloud,
+        org.ipamoperators.egressip.cloud.AzureNetworks.fromEnvironment(client, cloud.operatorNamespace(), registry))));
     operator.register(new NamespaceReferenceReconciler(client));
   }
 }

@@ -69,7 +69,15 @@ public final class AzureNetworks {
   }
 
   public static AzureNetworks fromEnvironment(KubernetesClient client, String operatorNamespace) {
-    return new AzureNetworks(client, operatorNamespace, Overrides.fromEnvironment(), AzureNodeNetwork::create);
+    return fromEnvironment(client, operatorNamespace, io.micrometer.core.instrument.Metrics.globalRegistry);
+  }
+
+  /** The production network: the JDK HTTP client, the credential chain, Azure's metrics in {@code registry}. */
+  public static AzureNetworks fromEnvironment(KubernetesClient client, String operatorNamespace,
+      io.micrometer.core.instrument.MeterRegistry registry) {
+    return new AzureNetworks(client, operatorNamespace, Overrides.fromEnvironment(), s -> AzureNodeNetwork.create(s,
+        org.ipamoperators.cloud.azure.AzureClients.credential(s), org.ipamoperators.cloud.azure.AzureClients
+        .jdkHttpClient(), registry));
   }
 
   /** The Azure network with the load-balancer policy of an EgressIPAM (its old annotation); others unchanged. */

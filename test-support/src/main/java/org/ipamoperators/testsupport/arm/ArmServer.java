@@ -137,24 +137,8 @@ public final class ArmServer implements AutoCloseable {
     this.subscription = subscription;
     this.location = location;
     try {
-      Path dir = Files.createTempDirectory("arm-server");
-      Path ks = dir.resolve("arm.p12");
       char[] pass = "changeit".toCharArray();
-      Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-          "-genkeypair", "-alias", "arm", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
-          "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-storetype", "PKCS12",
-          "-keystore", ks.toString(), "-storepass", new String(pass), "-keypass", new String(pass))
-          .redirectErrorStream(true).start();
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("keytool failed: " + out);
-      }
-      KeyStore store = KeyStore.getInstance("PKCS12");
-      try (InputStream in = Files.newInputStream(ks)) {
-        store.load(in, pass);
-      }
-      Files.deleteIfExists(ks);
-      Files.deleteIfExists(dir);
+      KeyStore store = keyStore(pass);
       KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(store, pass);
       SSLContext serverSsl = SSLContext.getInstance("TLS");
@@ -173,11 +157,42 @@ public final class ArmServer implements AutoCloseable {
       server.start();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static KeyStore cachedStore;
+
+  /** One key pair per JVM, made by the JDK's keytool (SAN IP:127.0.0.1); never written anywhere lasting. */
+  private static synchronized KeyStore keyStore(char[] pass) throws IOException, java.security.GeneralSecurityException {
+    if (cachedStore != null) {
+      return cachedStore;
+    }
+    Path dir = Files.createTempDirectory("arm-server");
+    Path ks = dir.resolve("arm.p12");
+    try {
+      Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+          "-genkeypair", "-alias", "arm", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+          "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-storetype", "PKCS12",
+          "-keystore", ks.toString(), "-storepass", new String(pass), "-keypass", new String(pass))
+          .redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("keytool failed: " + out);
+      }
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      try (InputStream in = Files.newInputStream(ks)) {
+        store.load(in, pass);
+      }
+      cachedStore = store;
+      return store;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
-    } catch (java.security.GeneralSecurityException e) {
-      throw new IllegalStateException(e);
+    } finally {
+      Files.deleteIfExists(ks);
+      Files.deleteIfExists(dir);
     }
   }
 
