@@ -94,6 +94,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     });
     final AzureMetrics metrics;
     final Clock clock;
+    volatile VnetList vnetList;
 
     Shared(AzureMetrics metrics, Clock clock) {
       this.metrics = metrics;
@@ -102,6 +103,9 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   }
 
   private record CachedSubnet(List<IpRange> blocks, Instant expires) {}
+
+  /** VNet ids and their subnets' prefixes. */
+  private record VnetList(Map<String, List<IpRange>> vnets, Instant expires) {}
 
   /** What {@link #describe} found of a node, updated after each PUT of its NIC. */
   static final class NicState {
@@ -284,19 +288,29 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   public Set<Ip> addressesInUse(IpRange range) throws NodeNetworkException {
     try {
       String rg = settings.vnetResourceGroup();
-      List<VirtualNetworkInner> vnets = call("ListVirtualNetworks", () -> (rg == null
-          ? clients.network().getVirtualNetworks().list() : clients.network().getVirtualNetworks().listByResourceGroup(rg))
-          .stream().toList());
+      // Which VNets have a subnet overlapping the range: the listing is cached (subnets rarely
+      // change) and made again when it names none; what the subnets hold is always read fresh.
+      VnetList listed = shared.vnetList;
+      List<String> holding = listed == null || !shared.clock.instant().isBefore(listed.expires()) ? List.of()
+          : overlapping(listed.vnets(), range);
+      if (holding.isEmpty()) {
+        List<VirtualNetworkInner> vnets = call("ListVirtualNetworks", () -> (rg == null
+            ? clients.network().getVirtualNetworks().list()
+            : clients.network().getVirtualNetworks().listByResourceGroup(rg)).stream().toList());
+        Map<String, List<IpRange>> byId = new LinkedHashMap<>();
+        for (VirtualNetworkInner v : vnets) {
+          List<IpRange> all = new ArrayList<>();
+          (v.subnets() == null ? List.<SubnetInner>of() : v.subnets()).forEach(s -> all.addAll(prefixes(s)));
+          byId.put(v.id(), all);
+        }
+        shared.vnetList = new VnetList(byId, shared.clock.instant().plus(SUBNET_TTL));
+        holding = overlapping(byId, range);
+      }
       Set<Ip> used = new TreeSet<>();
       boolean found = false;
-      for (VirtualNetworkInner v : vnets) {
-        boolean overlaps = v.subnets() != null && v.subnets().stream().anyMatch(s -> prefixes(s).stream()
-            .anyMatch(b -> b.family() == range.family() && b.overlaps(range)));
-        if (!overlaps) {
-          continue;
-        }
+      for (String vnetId : holding) {
         found = true;
-        AzureIds.Id id = AzureIds.parse(v.id()).orElseThrow();
+        AzureIds.Id id = AzureIds.parse(vnetId).orElseThrow();
         VirtualNetworkInner full = call("GetVirtualNetwork", () -> clients.network().getVirtualNetworks()
             .getByResourceGroupWithResponse(id.resourceGroup(), id.name(), "subnets/ipConfigurations", Context.NONE)
             .getValue());
@@ -332,6 +346,11 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     } catch (ArmCallFailed f) {
       throw new NodeNetworkException(range.toString(), f.code, f.describe(), f.retryable, f);
     }
+  }
+
+  private static List<String> overlapping(Map<String, List<IpRange>> vnets, IpRange range) {
+    return vnets.entrySet().stream().filter(e -> e.getValue().stream()
+        .anyMatch(b -> b.family() == range.family() && b.overlaps(range))).map(Map.Entry::getKey).toList();
   }
 
   // ------------------------------------------------------------------ apply

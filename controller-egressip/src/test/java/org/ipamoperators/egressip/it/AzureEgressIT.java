@@ -203,6 +203,11 @@ class AzureEgressIT {
     await().atMost(WAIT).until(() -> arm.requests().subList(second, arm.requests().size()).stream()
         .anyMatch(r -> r.path().toLowerCase().endsWith("/virtualnetworks/vnet1")));
     assertThat(nicPutsSince(mark)).as("no NIC PUT when nothing changed").isZero();
+    Map<String, Long> perCall = new java.util.TreeMap<>();
+    arm.requests().subList(second, arm.requests().size()).forEach(r -> perCall.merge(r.method() + " "
+        + r.path().replaceAll(".*/providers/", "").replaceAll("/[^/]+$", "/*"), 1L, Long::sum));
+    org.slf4j.LoggerFactory.getLogger(AzureEgressIT.class).info("ARM calls of one no-op reconcile, 4 nodes, 2 CIDRs: {}",
+        perCall);
 
     // one more namespace: one PUT per NIC that changes (two zones: two NICs), not two per node
     int before = arm.requests().size();
