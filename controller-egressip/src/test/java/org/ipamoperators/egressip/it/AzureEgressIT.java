@@ -62,7 +62,9 @@ class AzureEgressIT {
   private String subnetA;
   private String subnetB;
   private String pool;
+  private String lb;
   private String operatorNs;
+  private KubeApiServer server;
   private final Map<String, String> vms = new HashMap<>();
 
   @BeforeAll
@@ -78,7 +80,7 @@ class AzureEgressIT {
     String vnet = arm.vnet("net-rg", "vnet1", "198.51.100.0/24");
     subnetA = arm.subnet(vnet, "worker-a", CIDR_A);
     subnetB = arm.subnet(vnet, "worker-b", CIDR_B);
-    String lb = arm.loadBalancer("cluster-rg", "lb1", List.of("pool1"), List.of());
+    lb = arm.loadBalancer("cluster-rg", "lb1", List.of("pool1"), List.of());
     pool = lb + "/backendAddressPools/pool1";
     infrastructure();
     operatorNs = cluster.n("op");
@@ -88,6 +90,12 @@ class AzureEgressIT {
         .withName(CloudSettings.CREDENTIALS_SECRET).endMetadata()
         .addToStringData("azure_subscription_id", SUB).addToStringData("azure_tenant_id", "t")
         .addToStringData("azure_client_id", "c").addToStringData("azure_client_secret", "s").build()).create();
+    this.server = server;
+    startOperator();
+  }
+
+  /** An operator with a fresh Azure network (as after a restart: nothing known of the NICs). */
+  private void startOperator() {
     KubernetesClient c = server.newClient();
     // The operator's Azure network: the SDK against the ARM server, trusting its certificate, with a
     // test token instead of the Secret's service principal (nothing leaves 127.0.0.1).
@@ -187,6 +195,9 @@ class AzureEgressIT {
       assertThat(onNic("a1")).contains("198.51.100.30", "198.51.100.31");
       assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
     });
+    // no annotation: the egress configurations join the primary's backend pool, as with the old operator
+    assertThat(arm.poolMembers(lb, "pool1").stream().filter(id -> id.contains("/ipConfigurations/ipam-egress-")))
+        .hasSize(6);
     Set<String> ours = new TreeSet<>();
     for (String ns : List.of("ns1", "ns2", "ns3")) {
       ours.addAll(List.of(cluster.egressIps(ns).split(",")));
@@ -273,6 +284,36 @@ class AzureEgressIT {
     });
     assertThat(cluster.egressIps("ns1")).isEqualTo(old);
     assertThat(nicPutsSince(mark)).isZero();
+
+    // a restart: the new process knows nothing of the NICs, reads them, and writes nothing
+    operator.stop();
+    startOperator();
+    int restart = arm.requests().size();
+    cluster.label("a1", "example.org/unrelated", "1");
+    await().atMost(WAIT).until(() -> arm.requests().subList(restart, arm.requests().size()).stream()
+        .anyMatch(r -> r.path().toLowerCase().endsWith("/virtualnetworks/vnet1")));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(EgressCluster.condition(ipam(ipam), "Ready")).isEqualTo("True"));
+    assertThat(onNic("a2")).containsExactly(old);
+    assertThat(nicPutsSince(mark)).isZero();
+  }
+
+  @Test
+  void theOldLoadBalancerAnnotationNoneKeepsEgressConfigurationsOutOfThePools() {
+    worker("a1", "a", subnetA);
+    String ipam = cluster.n("nolb");
+    EgressIPAM x = new EgressIPAM();
+    x.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(ipam)
+        .withAnnotations(Map.of("egressip-ipam-operator.redhat-cop.io/azure-egress-load-balancer", "none")).build());
+    x.setSpec(new org.ipamoperators.egressip.api.EgressIPAMSpec(List.of(cidr(CIDR_A, "a")), ZONE,
+        new io.fabric8.kubernetes.api.model.LabelSelectorBuilder().withMatchLabels(WORKERS).build(), null, null, null));
+    client.resource(x).create();
+    cluster.namespace("ns1", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns1")).isNotNull();
+      assertThat(owned("a1")).containsExactly(cluster.egressIps("ns1"));
+    });
+    assertThat(arm.poolMembers(lb, "pool1")).noneMatch(id -> id.contains("/ipConfigurations/ipam-egress-"))
+        .anyMatch(id -> id.contains("/ipConfigurations/ipconfig1"));
   }
 
   @Test
