@@ -500,7 +500,11 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     Duration delay = settings.baseDelay();
     ArmCallFailed last = null;
     Set<Ip> dropped = new TreeSet<>();
-    boolean fresh = true; // the body from describe (or the last PUT) is used first: no extra GET
+    // The body from describe (or this process's last PUT) decides whether anything changes: a NIC
+    // already as wanted costs no call. A NIC that changes is read again right before its PUT, so
+    // the PUT never carries back a stale copy of other tools' configurations, whether or not Azure
+    // enforces the If-Match it also gets.
+    boolean fresh = true;
     for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
       ArmCallFailed failure;
       synchronized (shared.nicLocks.computeIfAbsent(s.nic.id().toLowerCase(java.util.Locale.ROOT), k -> new Object())) {
@@ -509,6 +513,11 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
             s.body = getNic(s.nic);
           }
           NetworkInterfaceInner nic = s.body;
+          if (fresh && wouldChange(s, nic, adds, removes)) {
+            s.body = getNic(s.nic);
+            nic = s.body;
+          }
+          fresh = false;
           List<NetworkInterfaceIpConfigurationInner> cfgs = new ArrayList<>(configs(nic));
           Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
           cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
@@ -564,12 +573,12 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
           List<String> pools = NicEdit.wantedPools(primary, policy, shared.outboundPools);
           NicEdit.Plan plan = NicEdit.plan(cfgs, toRemove, toAdd, s.subnetId, pools, true);
           if (plan.changed()) {
-            nic.withIpConfigurations(plan.configs());
+            NetworkInterfaceInner body = nic.withIpConfigurations(plan.configs());
             Context ctx = nic.etag() == null ? Context.NONE : new Context(
                 AddHeadersFromContextPolicy.AZURE_REQUEST_HTTP_HEADERS_KEY,
                 new HttpHeaders().set(HttpHeaderName.IF_MATCH, nic.etag()));
             s.body = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
-                .createOrUpdate(s.nic.resourceGroup(), s.nic.name(), nic, ctx));
+                .createOrUpdate(s.nic.resourceGroup(), s.nic.name(), body, ctx));
           }
           Instant done = shared.clock.instant();
           for (Ip ip : toRemove) {
@@ -642,6 +651,24 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
         }
       }
     }
+  }
+
+  /** Whether the NIC as last seen differs from what the changes want (removals, additions, pools). */
+  private boolean wouldChange(NicState s, NetworkInterfaceInner nic, Map<Ip, Integer> adds, Map<Ip, Integer> removes) {
+    List<NetworkInterfaceIpConfigurationInner> cfgs = configs(nic);
+    Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
+    cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
+    if (adds.keySet().stream().anyMatch(ip -> !byIp.containsKey(ip))) {
+      return true;
+    }
+    if (removes.keySet().stream().anyMatch(ip -> byIp.containsKey(ip) && NicEdit.owned(byIp.get(ip)))) {
+      return true;
+    }
+    List<String> pools = NicEdit.wantedPools(primaryConfig(nic).orElse(null), policy, shared.outboundPools);
+    Set<String> want = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    want.addAll(pools);
+    return adds.keySet().stream().map(byIp::get).anyMatch(c -> c.name() != null && NicEdit.address(c)
+        .map(ip -> c.name().equalsIgnoreCase(NicEdit.ownedName(ip))).orElse(false) && !NicEdit.poolIds(c).equals(want));
   }
 
   private static boolean reserved(IpRange block, Ip ip) {

@@ -268,14 +268,21 @@ class AzureNodeNetworkArmTest {
   @Test
   void aStaleEtagAnOperationInProgressAndAFailedOperationAreRetriedFromAFreshRead() throws Exception {
     network.describe(node("n1"));
-    // another tool writes the NIC between our read and our write: If-Match makes Azure refuse ours
+    // another tool writes the NIC after describe: the NIC is read again before the PUT
     arm.seedIpConfiguration(nic("n1"), "other-tool", "198.51.100.30", subnet, null);
+    // and Azure refuses the first PUT's etag (a write between that read and the PUT)
+    arm.inject(ArmServer.Fault.of("PUT", "n1-nic$", 412, "PreconditionFailedEtagMismatch", 1));
     int m = mark();
     List<AddressChangeResult> r = network.apply(List.of(AddressChange.attach(ip("198.51.100.40"), "n1")));
     assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
     assertThat(arm.nicPuts(m).stream().map(ArmServer.Request::status).toList()).containsExactly(412, 200);
     assertThat(arm.secondaryAddresses(nic("n1"))).as("the other tool's write survives")
         .containsOnlyKeys("other-tool", "ipam-egress-198.51.100.40");
+    String etagSent = arm.nicPuts(m).get(1).headers().get("if-match");
+    assertThat(arm.requests().subList(m, arm.requests().size()).stream().filter(x -> "GET".equals(x.method())
+        && x.path().endsWith("n1-nic"))).as("a GET before each PUT, and the SDK's at the end of the operation")
+        .hasSize(3);
+    assertThat(etagSent).startsWith("W/\"");
 
     // Azure says another operation runs; then the operation of the next PUT ends Failed
     arm.inject(ArmServer.Fault.of("PUT", "n1-nic$", 409, "AnotherOperationInProgress", 1));
