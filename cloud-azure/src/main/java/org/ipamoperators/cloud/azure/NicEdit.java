@@ -99,9 +99,9 @@ final class NicEdit {
 
   /**
    * The configurations to PUT: every current one except this operator's for {@code remove}, plus
-   * one for each of {@code add} not there yet; this operator's configurations get {@code pools}
-   * when {@code syncPools} (so a policy change reaches the existing ones; the old operator's
-   * configurations keep theirs). Foreign configurations holding an address of {@code add} are the
+   * one for each of {@code add} not there yet; this operator's configurations of {@code add} get
+   * {@code pools} when {@code syncPools} (so a policy change reaches the existing ones; the old
+   * operator's configurations keep theirs). Foreign configurations holding an address of {@code add} are the
    * caller's business (checked before).
    */
   static Plan plan(List<NetworkInterfaceIpConfigurationInner> current, Set<Ip> remove, Set<Ip> add, String subnetId,
@@ -119,8 +119,10 @@ final class NicEdit {
           continue;
         }
         present.add(ip.get());
-        // the old operator's configurations keep the pools it gave them; this operator's follow the policy
-        if (syncPools && c.name().equalsIgnoreCase(ownedName(ip.get())) && !poolIds(c).equals(wantPools)) {
+        // this operator's configurations of this call's addresses follow the policy (another
+        // EgressIPAM's, on the same NIC, follow its own); the old operator's keep the pools it gave them
+        if (syncPools && add.contains(ip.get()) && c.name().equalsIgnoreCase(ownedName(ip.get()))
+            && !poolIds(c).equals(wantPools)) {
           c.withLoadBalancerBackendAddressPools(pools.stream().map(id -> new BackendAddressPoolInner().withId(id))
               .toList());
           changed = true;

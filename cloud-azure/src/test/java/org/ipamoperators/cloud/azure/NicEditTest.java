@@ -104,6 +104,26 @@ class NicEditTest {
   }
 
   @Test
+  void poolsFollowThePolicyOnlyForTheAddressesOfThisCall() throws Exception {
+    NetworkInterfaceInner nic = read(NIC_GET);
+    var primary = nic.ipConfigurations().get(0);
+    String subnet = primary.subnet().id();
+    List<String> pools = NicEdit.wantedPools(primary, LoadBalancerPolicy.SAME_AS_PRIMARY, Set.of());
+    var mine = NicEdit.egressConfig(Ip.parse("10.0.1.50"), subnet, pools);
+    var another = NicEdit.egressConfig(Ip.parse("10.0.1.51"), subnet, List.of()); // another EgressIPAM's, policy none
+    List<com.azure.resourcemanager.network.fluent.models.NetworkInterfaceIpConfigurationInner> cfgs =
+        new java.util.ArrayList<>(nic.ipConfigurations());
+    cfgs.add(mine);
+    cfgs.add(another);
+    assertThat(NicEdit.plan(cfgs, Set.of(), Set.of(Ip.parse("10.0.1.50")), subnet, pools, true).changed()).isFalse();
+    NicEdit.Plan none = NicEdit.plan(cfgs, Set.of(), Set.of(Ip.parse("10.0.1.50")), subnet, List.of(), true);
+    assertThat(none.changed()).isTrue();
+    assertThat(mine.loadBalancerBackendAddressPools()).isEmpty();
+    assertThat(NicEdit.poolIds(another)).isEmpty();
+    assertThat(NicEdit.plan(cfgs, Set.of(), Set.of(Ip.parse("10.0.1.51")), subnet, List.of(), true).changed()).isFalse();
+  }
+
+  @Test
   void azuresErrorMessagesNameTheAddressTheHolderAndTheProviderIdTheVm() {
     // reference §1.9, PrivateIPAddressIsAllocated
     String m = "IP configuration " + P + "/networkInterfaces/nic2/ipConfigurations/ipam-egress-10.0.1.50 is using the "
