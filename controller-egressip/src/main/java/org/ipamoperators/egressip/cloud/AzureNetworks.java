@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.ipamoperators.cloud.azure.AzureContext;
 import org.ipamoperators.cloud.azure.AzureNodeNetwork;
 import org.ipamoperators.cloud.azure.AzureSettings;
 import org.ipamoperators.cloud.azure.LoadBalancerPolicy;
@@ -112,46 +113,32 @@ public final class AzureNetworks {
   }
 
   AzureSettings settings() {
-    Map<String, String> secret = secret();
-    Map<?, ?> azure = infrastructureAzure();
-    String sub = first(overrides.subscriptionId(), secret.get("azure_subscription_id"), null);
-    String rg = first(overrides.resourceGroup(), str(azure.get("resourceGroupName")), secret.get("azure_resourcegroup"));
-    if (sub == null || rg == null) {
-      for (Node n : client.nodes().list().getItems()) {
-        String pid = n.getSpec() == null ? null : n.getSpec().getProviderID();
-        Matcher m = pid == null ? null : SUBSCRIPTION.matcher(pid);
-        if (m != null && m.find()) {
-          sub = sub == null ? m.group(1) : sub;
-          rg = rg == null ? m.group(2) : rg;
-          break;
-        }
+    Map<String, String> attributes = new java.util.HashMap<>();
+    infrastructureAzure().forEach((k, v) -> {
+      if (k instanceof String key && v instanceof String value) {
+        attributes.put(key, value);
+      }
+    });
+    for (Node n : client.nodes().list().getItems()) {
+      String pid = n.getSpec() == null ? null : n.getSpec().getProviderID();
+      Matcher m = pid == null ? null : SUBSCRIPTION.matcher(pid);
+      if (m != null && m.find()) {
+        attributes.put(AzureContext.SUBSCRIPTION, m.group(1));
+        attributes.putIfAbsent(AzureContext.RESOURCE_GROUP, m.group(2));
+        break;
       }
     }
-    if (sub == null) {
-      throw new IllegalStateException("no Azure subscription: IPAM_AZURE_SUBSCRIPTION_ID is not set, Secret "
-          + CloudSettings.CREDENTIALS_SECRET + " has no azure_subscription_id and no node has an azure:// providerID");
+    Map<String, String> settings = new java.util.HashMap<>();
+    putNonBlank(settings, AzureContext.SETTING_SUBSCRIPTION, overrides.subscriptionId());
+    putNonBlank(settings, AzureContext.SETTING_RESOURCE_GROUP, overrides.resourceGroup());
+    putNonBlank(settings, AzureContext.SETTING_NETWORK_RESOURCE_GROUP, overrides.networkResourceGroup());
+    putNonBlank(settings, AzureContext.SETTING_ENDPOINT, overrides.endpoint() == null ? null
+        : overrides.endpoint().toString());
+    try {
+      return AzureContext.resolve(attributes, settings, secret());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(e.getMessage(), e);
     }
-    if (rg == null) {
-      throw new IllegalStateException("no Azure resource group: Infrastructure has no status.platformStatus.azure."
-          + "resourceGroupName and IPAM_AZURE_RESOURCE_GROUP is not set");
-    }
-    String netRg = first(overrides.networkResourceGroup(), str(azure.get("networkResourceGroupName")), null);
-    AzureSettings s = AzureSettings.of(sub, rg).withNetworkResourceGroup(netRg).withEndpoint(overrides.endpoint())
-        .withCloud(switch (Objects.toString(azure.get("cloudName"), "")) {
-          case "AzureUSGovernmentCloud" -> AzureSettings.Cloud.AZURE_US_GOVERNMENT;
-          case "AzureChinaCloud" -> AzureSettings.Cloud.AZURE_CHINA;
-          default -> AzureSettings.Cloud.AZURE_PUBLIC_CLOUD;
-        });
-    String tenant = secret.get("azure_tenant_id");
-    String id = secret.get("azure_client_id");
-    String key = secret.get("azure_client_secret");
-    if (tenant != null && id != null && key != null) {
-      s = s.withClientSecret(new AzureSettings.ClientSecret(tenant, id, key));
-    } else if (id != null || key != null) {
-      throw new IllegalStateException("Secret " + CloudSettings.CREDENTIALS_SECRET + " needs azure_tenant_id, "
-          + "azure_client_id and azure_client_secret together");
-    }
-    return s;
   }
 
   private Map<?, ?> infrastructureAzure() {
