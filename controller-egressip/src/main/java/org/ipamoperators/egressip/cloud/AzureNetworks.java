@@ -9,8 +9,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -119,7 +119,10 @@ public final class AzureNetworks {
         attributes.put(key, value);
       }
     });
-    for (Node n : client.nodes().list().getItems()) {
+    Map<String, String> secret = secret();
+    boolean needSubscription = overrides.subscriptionId() == null && secret.get("azure_subscription_id") == null;
+    boolean needGroup = overrides.resourceGroup() == null && attributes.get(AzureContext.RESOURCE_GROUP) == null;
+    for (Node n : needSubscription || needGroup ? client.nodes().list().getItems() : List.<Node>of()) {
       String pid = n.getSpec() == null ? null : n.getSpec().getProviderID();
       Matcher m = pid == null ? null : SUBSCRIPTION.matcher(pid);
       if (m != null && m.find()) {
@@ -135,7 +138,7 @@ public final class AzureNetworks {
     putNonBlank(settings, AzureContext.SETTING_ENDPOINT, overrides.endpoint() == null ? null
         : overrides.endpoint().toString());
     try {
-      return AzureContext.resolve(attributes, settings, secret());
+      return AzureContext.resolve(attributes, settings, secret);
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
