@@ -215,7 +215,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     NetworkType network = detector.detect();
     Platform platform = Platform.detect(client, platformOverride);
     NodeNetworks.Selection selection = networks.select(platform);
-    NodeNetwork nodeNetwork = selection.network();
+    NodeNetwork nodeNetwork = selection.network().configuredBy(annotations(ipam));
     boolean cloudWithoutModule = platform.needsCloudApi() && !nodeNetwork.capabilities().requiresApiCalls();
     List<Namespace> opted = namespaces.list(ns -> name.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM))).toList();
     Map<String, Namespace> byName = new HashMap<>();

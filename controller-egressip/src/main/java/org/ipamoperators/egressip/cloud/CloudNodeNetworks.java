@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * on the class path ({@link ServiceLoader}): the one that serves the platform, or the one the
  * provider setting names. No provider is named here: adding a provider jar is all it takes.
  *
- * <p>The provider gets its settings, the platform's region and the Secrets it asks for (read in
+ * <p>The provider gets its settings, what the platform reports of itself (the text fields of
+ * {@code Infrastructure}'s {@code status.platformStatus.<type>}, such as {@code region}) and the Secrets it asks for (read in
  * the operator's namespace; absent or forbidden ones arrive empty). Its network is kept while that
  * context stays equal and rebuilt (the old one closed) when it changes, such as new keys in a
  * Secret. When no provider can serve, a network that makes no calls stands in, and the selection
@@ -160,7 +161,7 @@ public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
   }
 
   private ProviderContext context(NodeNetworkProvider provider, String type, Platform platform) {
-    Map<String, String> attributes = new HashMap<>();
+    Map<String, String> attributes = new HashMap<>(platform.attributes());
     if (platform.awsRegion() != null) {
       attributes.put("region", platform.awsRegion());
     }
@@ -204,7 +205,7 @@ public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
   }
 
   /** The data of a Secret in the operator's namespace; a Secret that may not be read counts as absent. */
-  static SecretReader clusterSecrets(KubernetesClient client, CloudSettings settings) {
+  public static SecretReader clusterSecrets(KubernetesClient client, CloudSettings settings) {
     return name -> {
       String ns = settings.operatorNamespace() != null ? settings.operatorNamespace() : client.getNamespace();
       if (ns == null) {
