@@ -333,7 +333,9 @@ class AzureNodeNetworkArmTest {
     assertThat(arm.poolMembers(lb, "pool1")).anySatisfy(id -> assertThat(id).endsWith("ipam-egress-198.51.100.40"));
     assertThat(arm.poolMembers(lb, "outbound")).noneSatisfy(id -> assertThat(id).contains("ipam-egress"));
 
-    AzureNodeNetwork none = network.withLoadBalancerPolicy(LoadBalancerPolicy.NONE);
+    // the old operator's EgressIPAM annotation, through the SPI's hook as the controller passes it
+    org.ipamoperators.core.spi.NodeNetwork none = ((org.ipamoperators.core.spi.NodeNetwork) network)
+        .configuredBy(Map.of(LoadBalancerPolicy.ANNOTATION, "none", "unrelated/key", "x"));
     none.describe(node("n3"));
     int m = mark();
     r = none.apply(List.of(AddressChange.attach(ip("198.51.100.40"), "n3"),
@@ -342,6 +344,7 @@ class AzureNodeNetworkArmTest {
     assertThat(puts(m)).isEqualTo(1);
     assertThat(arm.poolMembers(lb, "pool1")).noneSatisfy(id -> assertThat(id).contains("ipam-egress"));
     assertThat(LoadBalancerPolicy.fromAnnotation("none")).isEqualTo(LoadBalancerPolicy.NONE);
+    assertThat(network.configuredBy(Map.of())).as("no annotation: the default policy").isSameAs(network);
     assertThat(LoadBalancerPolicy.fromAnnotation("same-as-primary-ip")).isEqualTo(LoadBalancerPolicy.SAME_AS_PRIMARY);
   }
 
