@@ -7,7 +7,8 @@ import java.util.Map;
  * {@link AzureSettings} from what a controller knows, with no Kubernetes code: the platform's
  * attributes (OpenShift's {@code Infrastructure} {@code status.platformStatus.azure}:
  * {@value #RESOURCE_GROUP}, {@value #NETWORK_RESOURCE_GROUP}, {@value #CLOUD_NAME}; and
- * {@value #SUBSCRIPTION} when a node's providerID tells it), the operator's settings (keys
+ * {@value #SUBSCRIPTION}; a node's {@code spec.providerID} as {@value #NODE_PROVIDER_ID}, which
+ * tells the subscription and the VMs' resource group), the operator's settings (keys
  * {@code azure.*}, which win) and the old operator's Secret ({@code azure_subscription_id},
  * {@code azure_tenant_id}, {@code azure_client_id}, {@code azure_client_secret},
  * {@code azure_resourcegroup}). Shaped for a {@code NodeNetworkProvider}'s context.
@@ -17,6 +18,10 @@ public final class AzureContext {
   public static final String NETWORK_RESOURCE_GROUP = "networkResourceGroupName";
   public static final String CLOUD_NAME = "cloudName";
   public static final String SUBSCRIPTION = "subscriptionId";
+  /** A node's {@code spec.providerID}, as the controller passes it. */
+  public static final String NODE_PROVIDER_ID = "nodeProviderID";
+  private static final java.util.regex.Pattern PROVIDER_ID = java.util.regex.Pattern.compile(
+      "^azure:///subscriptions/([^/]+)/resourceGroups/([^/]+)/", java.util.regex.Pattern.CASE_INSENSITIVE);
   /** Setting keys. */
   public static final String SETTING_SUBSCRIPTION = "azure.subscription-id";
   public static final String SETTING_RESOURCE_GROUP = "azure.resource-group";
@@ -34,14 +39,21 @@ public final class AzureContext {
    */
   public static AzureSettings resolve(Map<String, String> attributes, Map<String, String> settings,
       Map<String, String> secret) {
+    String nodeSubscription = null;
+    String nodeGroup = null;
+    java.util.regex.Matcher m = PROVIDER_ID.matcher(String.valueOf(attributes.get(NODE_PROVIDER_ID)));
+    if (m.find()) {
+      nodeSubscription = m.group(1);
+      nodeGroup = m.group(2);
+    }
     String sub = first(settings.get(SETTING_SUBSCRIPTION), secret.get("azure_subscription_id"),
-        attributes.get(SUBSCRIPTION));
+        first(attributes.get(SUBSCRIPTION), nodeSubscription, null));
     if (sub == null) {
       throw new IllegalArgumentException("no Azure subscription: set IPAM_AZURE_SUBSCRIPTION_ID, or "
           + "azure_subscription_id in the credentials Secret");
     }
     String rg = first(settings.get(SETTING_RESOURCE_GROUP), attributes.get(RESOURCE_GROUP),
-        secret.get("azure_resourcegroup"));
+        first(nodeGroup, secret.get("azure_resourcegroup"), null));
     if (rg == null) {
       throw new IllegalArgumentException("no Azure resource group: Infrastructure has no status.platformStatus.azure."
           + "resourceGroupName and IPAM_AZURE_RESOURCE_GROUP is not set");

@@ -31,6 +31,18 @@ class AzureContextTest {
   }
 
   @Test
+  void aNodesProviderIdGivesTheSubscriptionAndTheGroupWhenNothingElseDoes() {
+    String pid = "azure:///subscriptions/sub-pid/resourceGroups/rg-pid/providers/Microsoft.Compute/virtualMachines/w1";
+    AzureSettings s = AzureContext.resolve(Map.of(AzureContext.NODE_PROVIDER_ID, pid), Map.of(), Map.of());
+    assertThat(s.subscriptionId()).isEqualTo("sub-pid");
+    assertThat(s.resourceGroup()).isEqualTo("rg-pid");
+    s = AzureContext.resolve(Map.of(AzureContext.NODE_PROVIDER_ID, pid, AzureContext.RESOURCE_GROUP, "rg-infra"),
+        Map.of(), Map.of("azure_subscription_id", "sub-secret"));
+    assertThat(s.subscriptionId()).isEqualTo("sub-secret");
+    assertThat(s.resourceGroup()).isEqualTo("rg-infra");
+  }
+
+  @Test
   void whatIsMissingIsSaid() {
     assertThatThrownBy(() -> AzureContext.resolve(Map.of(), Map.of(), Map.of()))
         .hasMessageContaining("IPAM_AZURE_SUBSCRIPTION_ID");

@@ -183,6 +183,29 @@ class CloudNodeNetworksTest {
   }
 
   @Test
+  void oneNodesProviderIdIsPassedAndAskedForOnlyUntilKnown() {
+    Counting fictional = new Counting("fictional", "Fictional");
+    List<String> answers = new ArrayList<>(List.of("", "fictional://acct-1/vm-1"));
+    int[] asked = {0};
+    CloudNodeNetworks networks = new CloudNodeNetworks(List.of(fictional), NO_SETTINGS, name -> Map.of(), () -> {
+      asked[0]++;
+      String a = answers.isEmpty() ? "fictional://other" : answers.remove(0);
+      return a.isEmpty() ? null : a;
+    });
+
+    networks.select(platform("Fictional"));
+    networks.select(platform("Fictional"));
+    networks.select(platform("Fictional"));
+
+    assertThat(fictional.created).hasSize(2);
+    assertThat(fictional.created.get(0).attribute(CloudNodeNetworks.NODE_PROVIDER_ID)).isEmpty();
+    assertThat(fictional.created.get(1).attribute(CloudNodeNetworks.NODE_PROVIDER_ID))
+        .contains("fictional://acct-1/vm-1");
+    assertThat(asked[0]).as("kept once known").isEqualTo(2);
+    networks.close();
+  }
+
+  @Test
   void theNetworkIsKeptWhileItsContextStaysAndRebuiltWithTheOldClosedWhenItChanges() {
     Counting fictional = new Counting("fictional", "Fictional");
     CloudNodeNetworks networks = networks(NO_SETTINGS, fictional);
