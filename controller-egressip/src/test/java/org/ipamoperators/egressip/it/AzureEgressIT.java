@@ -76,7 +76,7 @@ class AzureEgressIT {
   @BeforeEach
   void start(KubeApiServer server, KubernetesClient client, TestInfo info) {
     this.client = client;
-    cluster = new EgressCluster(client, EgressCluster.prefix(info), true);
+    cluster = new EgressCluster(client, "az" + EgressCluster.prefix(info), true); // AwsEgressIT has tests of the same names
     arm = new ArmServer(SUB, "eastus");
     String vnet = arm.vnet("net-rg", "vnet1", "198.51.100.0/24");
     subnetA = arm.subnet(vnet, "worker-a", CIDR_A);
