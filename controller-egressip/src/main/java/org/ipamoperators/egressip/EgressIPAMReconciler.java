@@ -388,7 +388,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     NetworkType network = detector.detect();
     Platform platform = platforms.current();
     NodeNetworks.Selection selection = networks.select(platform);
-    NodeNetwork nodeNetwork = selection.network();
+    NodeNetwork nodeNetwork = selection.network().configuredBy(annotations(ipam));
     NetworkCapabilities caps = nodeNetwork.capabilities();
     boolean cloudWithoutModule = platform.needsCloudApi() && !caps.requiresApiCalls();
 

@@ -344,6 +344,7 @@ final class OperatorCommand implements Callable<Integer> {
     leaseNamespace = namespace != null ? namespace : defaultNamespace();
     identity = leaderIdentity != null ? leaderIdentity : defaultIdentity();
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    io.micrometer.core.instrument.Metrics.globalRegistry.add(registry); // providers found by ServiceLoader record here
     bindJvmMetrics();
     startHttp();
     List<String> names = selected.stream().map(Controller::name).toList();

@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * on the class path ({@link ServiceLoader}): the one that serves the platform, or the one the
  * provider setting names. No provider is named here: adding a provider jar is all it takes.
  *
- * <p>The provider gets its settings, the platform's region and the Secrets it asks for (read in
+ * <p>The provider gets its settings, what the platform reports of itself (the text fields of
+ * {@code Infrastructure}'s {@code status.platformStatus.<type>}, such as {@code region}, and one node's
+ * {@code spec.providerID} as {@value #NODE_PROVIDER_ID}) and the Secrets it asks for (read in
  * the operator's namespace; absent or forbidden ones arrive empty). Its network is kept while that
  * context stays equal and rebuilt (the old one closed) when it changes, such as new keys in a
  * Secret. When no provider can serve, a network that makes no calls stands in, and the selection
@@ -46,6 +48,8 @@ import org.slf4j.LoggerFactory;
 public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CloudNodeNetworks.class);
   private static final NodeNetwork NO_CALLS = new ClusterNetworkOnly();
+  /** The attribute holding one node's {@code spec.providerID} (its account, subscription, resource group). */
+  public static final String NODE_PROVIDER_ID = "nodeProviderID";
 
   /** Reads a Secret of the operator's namespace: its decoded data, empty when absent or forbidden. */
   @FunctionalInterface
@@ -58,17 +62,27 @@ public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
   private final List<NodeNetworkProvider> providers;
   private final CloudSettings settings;
   private final SecretReader secrets;
+  private final java.util.function.Supplier<String> nodeProviderId;
+  private String knownNodeProviderId;
   private Current current;
   private String lastReport;
 
   public CloudNodeNetworks(KubernetesClient client, CloudSettings settings) {
-    this(discover(CloudNodeNetworks.class.getClassLoader()), settings, clusterSecrets(client, settings));
+    this(discover(CloudNodeNetworks.class.getClassLoader()), settings, clusterSecrets(client, settings),
+        anyNodeProviderId(client));
   }
 
   public CloudNodeNetworks(List<NodeNetworkProvider> providers, CloudSettings settings, SecretReader secrets) {
+    this(providers, settings, secrets, () -> null);
+  }
+
+  /** With {@code nodeProviderId} giving one node's {@code spec.providerID} (or null), asked until it gives one. */
+  public CloudNodeNetworks(List<NodeNetworkProvider> providers, CloudSettings settings, SecretReader secrets,
+      java.util.function.Supplier<String> nodeProviderId) {
     this.providers = List.copyOf(providers);
     this.settings = settings;
     this.secrets = secrets;
+    this.nodeProviderId = nodeProviderId;
     LOG.info("NodeNetwork providers on the class path: {}", found());
   }
 
@@ -160,7 +174,13 @@ public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
   }
 
   private ProviderContext context(NodeNetworkProvider provider, String type, Platform platform) {
-    Map<String, String> attributes = new HashMap<>();
+    Map<String, String> attributes = new HashMap<>(platform.attributes());
+    if (knownNodeProviderId == null) {
+      knownNodeProviderId = nodeProviderId.get(); // kept once known: it tells the account, which does not change
+    }
+    if (knownNodeProviderId != null) {
+      attributes.put(NODE_PROVIDER_ID, knownNodeProviderId);
+    }
     if (platform.awsRegion() != null) {
       attributes.put("region", platform.awsRegion());
     }
@@ -203,8 +223,21 @@ public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
     }
   }
 
+  /** The {@code spec.providerID} of one node (a list of at most one), or null. */
+  static java.util.function.Supplier<String> anyNodeProviderId(KubernetesClient client) {
+    return () -> {
+      try {
+        return client.nodes().list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build())
+            .getItems().stream().map(n -> n.getSpec() == null ? null : n.getSpec().getProviderID())
+            .filter(id -> id != null && !id.isBlank()).findFirst().orElse(null);
+      } catch (KubernetesClientException e) {
+        return null; // nodes may not be listed: providers do without
+      }
+    };
+  }
+
   /** The data of a Secret in the operator's namespace; a Secret that may not be read counts as absent. */
-  static SecretReader clusterSecrets(KubernetesClient client, CloudSettings settings) {
+  public static SecretReader clusterSecrets(KubernetesClient client, CloudSettings settings) {
     return name -> {
       String ns = settings.operatorNamespace() != null ? settings.operatorNamespace() : client.getNamespace();
       if (ns == null) {

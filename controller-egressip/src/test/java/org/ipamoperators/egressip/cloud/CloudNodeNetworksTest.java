@@ -107,9 +107,10 @@ class CloudNodeNetworksTest {
   @Test
   void theProvidersOfTheClassPathAreFoundAndChosenByPlatform() {
     List<NodeNetworkProvider> found = CloudNodeNetworks.discover(getClass().getClassLoader());
-    assertThat(found).extracting(NodeNetworkProvider::name).containsExactly("aws", "baremetal");
-    CloudNodeNetworks networks = new CloudNodeNetworks(found,
-        new CloudSettings(Map.of("aws.endpoint", "http://127.0.0.1:1"), null, null), name -> Map.of());
+    assertThat(found).extracting(NodeNetworkProvider::name).containsExactly("aws", "azure", "baremetal");
+    CloudNodeNetworks networks = new CloudNodeNetworks(found, new CloudSettings(Map.of("aws.endpoint",
+        "http://127.0.0.1:1", "azure.endpoint", "https://127.0.0.1:1", "azure.subscription-id", "sub-1"), null, null),
+        name -> Map.of());
 
     NodeNetworks.Selection none = networks.select(platform("None"));
     assertThat(none.network()).isInstanceOf(BareMetalNodeNetwork.class);
@@ -121,6 +122,16 @@ class CloudNodeNetworksTest {
     NodeNetworks.Selection aws = networks.select(new Platform("AWS", true, "eu-west-1"));
     assertThat(aws.network()).isInstanceOf(Ec2NodeNetwork.class);
     assertThat(aws.description()).isEqualTo("platform AWS served by NodeNetwork provider aws");
+
+    // Azure's resource group comes from Infrastructure's platformStatus.azure, passed as it is
+    NodeNetworks.Selection azure = networks.select(new Platform("Azure", true, null,
+        Map.of("resourceGroupName", "cluster-rg", "cloudName", "AzurePublicCloud")));
+    assertThat(azure.problem()).isNull();
+    assertThat(azure.network()).isInstanceOf(org.ipamoperators.cloud.azure.AzureNodeNetwork.class);
+    assertThat(((org.ipamoperators.cloud.azure.AzureNodeNetwork) azure.network()).settings().resourceGroup())
+        .isEqualTo("cluster-rg");
+    assertThat(networks.select(platform("Azure")).problem()).as("without Infrastructure's resource group")
+        .contains("NodeNetwork provider azure cannot serve platform Azure", "resource group");
     networks.close();
   }
 
@@ -129,9 +140,9 @@ class CloudNodeNetworksTest {
     CloudNodeNetworks networks = new CloudNodeNetworks(CloudNodeNetworks.discover(getClass().getClassLoader()),
         NO_SETTINGS, name -> Map.of());
 
-    NodeNetworks.Selection s = networks.select(platform("Azure"));
+    NodeNetworks.Selection s = networks.select(platform("GCP"));
 
-    assertThat(s.problem()).isEqualTo("no NodeNetwork provider serves platform Azure; found: aws (AWS), "
+    assertThat(s.problem()).isEqualTo("no NodeNetwork provider serves platform GCP; found: aws (AWS), azure (Azure), "
         + "baremetal (BareMetal, EquinixMetal, External, KubeVirt, Libvirt, None, Nutanix, OpenStack, VSphere, oVirt)");
     assertThat(s.description()).isEqualTo(s.problem());
     assertThat(s.network().capabilities().requiresApiCalls()).as("nothing is called").isFalse();
@@ -158,16 +169,40 @@ class CloudNodeNetworksTest {
     CloudNodeNetworks networks = networks(new CloudSettings(Map.of("fictional.zone", "z1"), null, null), fictional,
         new Counting("other", "Other"));
 
-    NodeNetworks.Selection s = networks.select(new Platform("Fictional", true, "r1"));
+    NodeNetworks.Selection s = networks.select(new Platform("Fictional", true, "r1", Map.of("zoneSet", "zs-1")));
 
     assertThat(s.provider()).isEqualTo("fictional");
     assertThat(fictional.created).singleElement().satisfies(c -> {
       assertThat(c.platform()).isEqualTo("Fictional");
       assertThat(c.setting("fictional.zone")).contains("z1");
       assertThat(c.attribute("region")).contains("r1");
+      assertThat(c.attribute("zoneSet")).as("Infrastructure's platformStatus.<type> fields").contains("zs-1");
       assertThat(c.secret("fictional-keys")).containsEntry("token", "t-1");
       assertThat(c.toString()).doesNotContain("t-1");
     });
+  }
+
+  @Test
+  void oneNodesProviderIdIsPassedAndAskedForOnlyUntilKnown() {
+    Counting fictional = new Counting("fictional", "Fictional");
+    List<String> answers = new ArrayList<>(List.of("", "fictional://acct-1/vm-1"));
+    int[] asked = {0};
+    CloudNodeNetworks networks = new CloudNodeNetworks(List.of(fictional), NO_SETTINGS, name -> Map.of(), () -> {
+      asked[0]++;
+      String a = answers.isEmpty() ? "fictional://other" : answers.remove(0);
+      return a.isEmpty() ? null : a;
+    });
+
+    networks.select(platform("Fictional"));
+    networks.select(platform("Fictional"));
+    networks.select(platform("Fictional"));
+
+    assertThat(fictional.created).hasSize(2);
+    assertThat(fictional.created.get(0).attribute(CloudNodeNetworks.NODE_PROVIDER_ID)).isEmpty();
+    assertThat(fictional.created.get(1).attribute(CloudNodeNetworks.NODE_PROVIDER_ID))
+        .contains("fictional://acct-1/vm-1");
+    assertThat(asked[0]).as("kept once known").isEqualTo(2);
+    networks.close();
   }
 
   @Test

@@ -53,6 +53,20 @@ public interface NodeNetwork extends AutoCloseable {
    */
   List<AddressChangeResult> apply(List<AddressChange> changes);
 
+  /**
+   * This network as the object that owns the addresses configures it through its annotations (such
+   * as the old egressip-ipam-operator's per-EgressIPAM load-balancer choice on Azure): the same
+   * nodes, clients and locks, other options for the changes made through the returned view. A
+   * controller passes the owning object's annotations without knowing which keys matter; a network
+   * with no per-object options returns itself, the default.
+   *
+   * @param annotations the owning object's annotations, never null
+   * @return a view of this network (closing it is closing this one), or this network
+   */
+  default NodeNetwork configuredBy(java.util.Map<String, String> annotations) {
+    return this;
+  }
+
   /** Releases what the network holds (API clients, threads); nothing by default. */
   @Override
   default void close() {}

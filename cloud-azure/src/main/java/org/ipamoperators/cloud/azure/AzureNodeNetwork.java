@@ -1,0 +1,764 @@
+package org.ipamoperators.cloud.azure;
+
+import com.azure.core.credential.TokenCredential;
+import com.azure.core.http.HttpClient;
+import com.azure.core.http.HttpHeaderName;
+import com.azure.core.http.HttpHeaders;
+import com.azure.core.http.policy.AddHeadersFromContextPolicy;
+import com.azure.core.util.Context;
+import com.azure.resourcemanager.compute.fluent.models.VirtualMachineInner;
+import com.azure.resourcemanager.compute.models.NetworkInterfaceReference;
+import com.azure.resourcemanager.network.fluent.models.IpConfigurationInner;
+import com.azure.resourcemanager.network.fluent.models.NetworkInterfaceInner;
+import com.azure.resourcemanager.network.fluent.models.NetworkInterfaceIpConfigurationInner;
+import com.azure.resourcemanager.network.fluent.models.SubnetInner;
+import com.azure.resourcemanager.network.fluent.models.VirtualNetworkInner;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.address.IpRange;
+import org.ipamoperators.core.spi.AddressChange;
+import org.ipamoperators.core.spi.AddressChangeResult;
+import org.ipamoperators.core.spi.NetworkCapabilities;
+import org.ipamoperators.core.spi.NodeAttachment;
+import org.ipamoperators.core.spi.NodeNetwork;
+import org.ipamoperators.core.spi.NodeNetworkException;
+import org.ipamoperators.core.spi.NodeRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link NodeNetwork} on Azure: egress addresses are secondary static ipConfigurations of the
+ * primary NIC of the VM a node's {@code spec.providerID} names, in the subnet of the NIC's primary
+ * ipConfiguration, optionally in its load-balancer backend pools ({@link LoadBalancerPolicy}).
+ *
+ * <p>Azure has no call for one ipConfiguration: a NIC changes by a PUT of its whole body. Every
+ * change of a pass for one NIC goes into one PUT, sent only when the NIC's configurations differ
+ * from what is wanted, with {@code If-Match} on the etag of the GET it was computed from, and
+ * followed to the end of its long-running operation. Configurations this operator did not create
+ * (see {@link NicEdit}) are sent back as they came, the primary included.
+ *
+ * <p>Azure never lets an address be on two NICs, so a move cannot be make-before-break: the source
+ * NIC's PUT (and its operation) completes before the target's PUT starts; the time in between is
+ * recorded ({@code ipam_azure_move_gap_seconds}) and is the gap during which the address is on no
+ * NIC (two NIC operations, seconds to tens of seconds on Azure).
+ *
+ * <p>Conflicts ({@code PrivateIPAddressIsAllocated}, a stale etag, {@code AnotherOperationInProgress},
+ * a dependency still {@code Updating}) are retried here with exponential backoff and a fresh GET;
+ * throttling (429 with {@code Retry-After}) and 5xx are retried by the SDK's pipeline first. One
+ * NIC's failure never stops another's; each failure names the call, the node, the NIC and Azure's
+ * error code.
+ */
+public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AzureNodeNetwork.class);
+  private static final Duration SUBNET_TTL = Duration.ofMinutes(5);
+  private static final Pattern ALLOCATED_IP = Pattern.compile("private IP address (\\S+?) which", Pattern.CASE_INSENSITIVE);
+  private static final Pattern ALLOCATED_TO = Pattern.compile("allocated to resource (\\S+?)\\.?$", Pattern.CASE_INSENSITIVE);
+  private static final Pattern OUTBOUND_POOL = Pattern.compile("Backend Address Pool (\\S+) that", Pattern.CASE_INSENSITIVE);
+  private static final Pattern SUBNET_ID = Pattern.compile(
+      "^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\\.Network/virtualNetworks/([^/]+)/subnets/([^/]+)$",
+      Pattern.CASE_INSENSITIVE);
+
+  private final AzureClients.Clients clients;
+  private final AzureSettings settings;
+  private final LoadBalancerPolicy policy;
+  private final Shared shared;
+
+  /** State shared by the views of one network (one per load-balancer policy). */
+  private static final class Shared {
+    final Map<String, NicState> nodes = new ConcurrentHashMap<>();
+    final Map<String, Object> nicLocks = new ConcurrentHashMap<>();
+    final Map<String, CachedSubnet> subnets = new ConcurrentHashMap<>();
+    final Set<String> outboundPools = ConcurrentHashMap.newKeySet();
+    final ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
+      Thread t = new Thread(r, "azure-nic");
+      t.setDaemon(true);
+      return t;
+    });
+    final AzureMetrics metrics;
+    final Clock clock;
+    volatile VnetList vnetList;
+
+    Shared(AzureMetrics metrics, Clock clock) {
+      this.metrics = metrics;
+      this.clock = clock;
+    }
+  }
+
+  private record CachedSubnet(List<IpRange> blocks, Instant expires) {}
+
+  /** VNet ids and their subnets' prefixes. */
+  private record VnetList(Map<String, List<IpRange>> vnets, Instant expires) {}
+
+  /** What {@link #describe} found of a node, updated after each PUT of its NIC. */
+  static final class NicState {
+    final String node;
+    final String vmId;
+    final AzureIds.Id nic;
+    final String subnetId;
+    final List<IpRange> blocks;
+    volatile NetworkInterfaceInner body;
+
+    NicState(String node, String vmId, AzureIds.Id nic, String subnetId, List<IpRange> blocks, NetworkInterfaceInner body) {
+      this.node = node;
+      this.vmId = vmId;
+      this.nic = nic;
+      this.subnetId = subnetId;
+      this.blocks = blocks;
+      this.body = body;
+    }
+
+    String where() {
+      return "NIC " + nic.name() + " of node " + node + " (VM " + AzureIds.last(vmId) + ")";
+    }
+  }
+
+  public AzureNodeNetwork(AzureSettings settings, AzureClients.Clients clients, MeterRegistry registry, Clock clock) {
+    this(settings, clients, settings.loadBalancerPolicy(), new Shared(new AzureMetrics(registry), clock));
+  }
+
+  private AzureNodeNetwork(AzureSettings settings, AzureClients.Clients clients, LoadBalancerPolicy policy,
+      Shared shared) {
+    this.settings = settings;
+    this.clients = clients;
+    this.policy = policy;
+    this.shared = shared;
+  }
+
+  /** With the JDK HTTP client, the credential chain of {@link AzureClients#credential} and the global registry. */
+  public static AzureNodeNetwork create(AzureSettings settings) {
+    return create(settings, AzureClients.credential(settings), AzureClients.jdkHttpClient(), Metrics.globalRegistry);
+  }
+
+  public static AzureNodeNetwork create(AzureSettings settings, TokenCredential credential, HttpClient http,
+      MeterRegistry registry) {
+    return new AzureNodeNetwork(settings, AzureClients.build(settings, credential, http), registry, Clock.systemUTC());
+  }
+
+  /** The same network (same nodes, same locks) with another load-balancer policy for this caller's changes. */
+  public AzureNodeNetwork withLoadBalancerPolicy(LoadBalancerPolicy p) {
+    return p == policy ? this : new AzureNodeNetwork(settings, clients, p, shared);
+  }
+
+  /** The policy the old operator's EgressIPAM annotation ({@link LoadBalancerPolicy#ANNOTATION}) chooses. */
+  @Override
+  public AzureNodeNetwork configuredBy(java.util.Map<String, String> annotations) {
+    return withLoadBalancerPolicy(LoadBalancerPolicy.fromAnnotation(annotations.get(LoadBalancerPolicy.ANNOTATION)));
+  }
+
+  public AzureSettings settings() {
+    return settings;
+  }
+
+  @Override
+  public NetworkCapabilities capabilities() {
+    return new NetworkCapabilities(false, true, true, true, true);
+  }
+
+  private <T> T call(String name, java.util.function.Supplier<T> body) {
+    return ArmCallFailed.call(name, shared.metrics, body);
+  }
+
+  // ------------------------------------------------------------------ describe
+
+  @Override
+  public NodeAttachment describe(NodeRef node) throws NodeNetworkException {
+    if (AzureIds.isScaleSet(node.providerId())) {
+      throw new NodeNetworkException(node.name(), "ScaleSetVmNotSupported", "spec.providerID '" + node.providerId()
+          + "' names a scale-set VM, whose NICs come from the scale-set model and cannot be changed by a NIC PUT",
+          false, null);
+    }
+    AzureIds.Id vm = AzureIds.vmOfProviderId(node.providerId()).orElseThrow(() -> new NodeNetworkException(node.name(),
+        "InvalidProviderID", "spec.providerID '" + node.providerId() + "' names no Azure VM (expected azure:///"
+        + "subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.Compute/virtualMachines/<name>)", false, null));
+    try {
+      VirtualMachineInner v = call("GetVirtualMachine", () -> clients.compute().getVirtualMachines()
+          .getByResourceGroup(vm.resourceGroup(), vm.name()));
+      List<NetworkInterfaceReference> refs = v.networkProfile() == null || v.networkProfile().networkInterfaces() == null
+          ? List.of() : v.networkProfile().networkInterfaces();
+      NetworkInterfaceReference primaryRef = refs.size() == 1 ? refs.get(0) : refs.stream()
+          .filter(r -> Boolean.TRUE.equals(r.primary())).findFirst().orElseThrow(() -> new ArmCallFailed(
+              "GetVirtualMachine", 200, "NoPrimaryNetworkInterface", "VM " + vm.name() + " has " + refs.size()
+              + " network interfaces and none is primary", false));
+      AzureIds.Id nicId = AzureIds.parse(primaryRef.id()).orElseThrow(() -> new ArmCallFailed("GetVirtualMachine", 200,
+          "InvalidResourceId", "VM " + vm.name() + " names NIC '" + primaryRef.id() + "'", false));
+      NetworkInterfaceInner nic = getNic(nicId);
+      NetworkInterfaceIpConfigurationInner primary = primaryConfig(nic).orElseThrow(() -> new ArmCallFailed(
+          "GetNetworkInterface", 200, "NoPrimaryIpConfiguration", "NIC " + nicId.name() + " has no primary "
+          + "ipConfiguration", false));
+      String subnetId = primary.subnet() == null ? null : primary.subnet().id();
+      if (subnetId == null) {
+        throw new ArmCallFailed("GetNetworkInterface", 200, "NoSubnet", "the primary ipConfiguration of NIC "
+            + nicId.name() + " names no subnet", false);
+      }
+      List<IpRange> blocks = subnetBlocks(subnetId);
+      NicState state = new NicState(node.name(), v.id() == null ? vm.id() : v.id(), nicId, subnetId, blocks, nic);
+      shared.nodes.put(node.name(), state);
+      return attachment(state);
+    } catch (ArmCallFailed f) {
+      shared.nodes.remove(node.name());
+      throw new NodeNetworkException(node.name(), f.code, f.call + " for VM " + vm.name() + ": " + f.getMessage(),
+          f.retryable, f);
+    }
+  }
+
+  private NodeAttachment attachment(NicState s) {
+    List<NetworkInterfaceIpConfigurationInner> cfgs = configs(s.body);
+    Ip primary = null;
+    Set<Ip> secondaries = ConcurrentHashMap.newKeySet();
+    int foreign = 0;
+    for (NetworkInterfaceIpConfigurationInner c : cfgs) {
+      Optional<Ip> ip = NicEdit.address(c);
+      if (NicEdit.isPrimary(c, cfgs.size())) {
+        primary = ip.orElse(null);
+      } else {
+        ip.ifPresent(secondaries::add);
+        if (!NicEdit.owned(c)) {
+          foreign++;
+        }
+      }
+    }
+    // the limit counts every ipConfiguration, the primary too; other tools' take slots for good
+    int capacity = Math.max(0, settings.ipConfigurationsPerNic() - 1 - foreign);
+    return new NodeAttachment(s.node, s.nic.id(), s.blocks, primary, secondaries, capacity);
+  }
+
+  private static List<NetworkInterfaceIpConfigurationInner> configs(NetworkInterfaceInner nic) {
+    return nic.ipConfigurations() == null ? List.of() : nic.ipConfigurations();
+  }
+
+  private static Optional<NetworkInterfaceIpConfigurationInner> primaryConfig(NetworkInterfaceInner nic) {
+    List<NetworkInterfaceIpConfigurationInner> cfgs = configs(nic);
+    return cfgs.stream().filter(c -> NicEdit.isPrimary(c, cfgs.size())).findFirst();
+  }
+
+  private NetworkInterfaceInner getNic(AzureIds.Id nicId) {
+    return call("GetNetworkInterface", () -> clients.network().getNetworkInterfaces()
+        .getByResourceGroup(nicId.resourceGroup(), nicId.name()));
+  }
+
+  private List<IpRange> subnetBlocks(String subnetId) {
+    Instant now = shared.clock.instant();
+    CachedSubnet cached = shared.subnets.get(subnetId.toLowerCase(java.util.Locale.ROOT));
+    if (cached != null && now.isBefore(cached.expires())) {
+      return cached.blocks();
+    }
+    Matcher m = SUBNET_ID.matcher(subnetId);
+    if (!m.matches()) {
+      throw new ArmCallFailed("GetSubnet", 0, "InvalidResourceId", "not a subnet id: " + subnetId, false);
+    }
+    SubnetInner s = call("GetSubnet", () -> clients.network().getSubnets().get(m.group(1), m.group(2), m.group(3)));
+    List<IpRange> blocks = prefixes(s);
+    shared.subnets.put(subnetId.toLowerCase(java.util.Locale.ROOT), new CachedSubnet(blocks, now.plus(SUBNET_TTL)));
+    return blocks;
+  }
+
+  private static List<IpRange> prefixes(SubnetInner s) {
+    List<IpRange> out = new ArrayList<>();
+    if (s.addressPrefix() != null) {
+      out.add(IpRange.parse(s.addressPrefix()));
+    }
+    if (s.addressPrefixes() != null) {
+      s.addressPrefixes().stream().map(IpRange::parse).filter(r -> !out.contains(r)).forEach(out::add);
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ addresses in use
+
+  /**
+   * Every address any ipConfiguration of the subnets overlapping {@code range} holds (NICs, load
+   * balancer frontends, private endpoints: the VNet GET with {@code $expand=subnets/ipConfigurations}),
+   * plus the five Azure reserves in each subnet prefix (the first four and the last). No subnet for
+   * the range, a failed call, or an ipConfiguration whose address is not given is an exception,
+   * never an empty or partial set.
+   */
+  @Override
+  public Set<Ip> addressesInUse(IpRange range) throws NodeNetworkException {
+    try {
+      String rg = settings.vnetResourceGroup();
+      // Which VNets have a subnet overlapping the range: the listing is cached (subnets rarely
+      // change) and made again when it names none; what the subnets hold is always read fresh.
+      VnetList listed = shared.vnetList;
+      List<String> holding = listed == null || !shared.clock.instant().isBefore(listed.expires()) ? List.of()
+          : overlapping(listed.vnets(), range);
+      if (holding.isEmpty()) {
+        List<VirtualNetworkInner> vnets = call("ListVirtualNetworks", () -> (rg == null
+            ? clients.network().getVirtualNetworks().list()
+            : clients.network().getVirtualNetworks().listByResourceGroup(rg)).stream().toList());
+        Map<String, List<IpRange>> byId = new LinkedHashMap<>();
+        for (VirtualNetworkInner v : vnets) {
+          List<IpRange> all = new ArrayList<>();
+          (v.subnets() == null ? List.<SubnetInner>of() : v.subnets()).forEach(s -> all.addAll(prefixes(s)));
+          byId.put(v.id(), all);
+        }
+        shared.vnetList = new VnetList(byId, shared.clock.instant().plus(SUBNET_TTL));
+        holding = overlapping(byId, range);
+      }
+      Set<Ip> used = new TreeSet<>();
+      boolean found = false;
+      for (String vnetId : holding) {
+        found = true;
+        AzureIds.Id id = AzureIds.parse(vnetId).orElseThrow();
+        VirtualNetworkInner full = call("GetVirtualNetwork", () -> clients.network().getVirtualNetworks()
+            .getByResourceGroupWithResponse(id.resourceGroup(), id.name(), "subnets/ipConfigurations", Context.NONE)
+            .getValue());
+        for (SubnetInner s : full.subnets() == null ? List.<SubnetInner>of() : full.subnets()) {
+          List<IpRange> blocks = prefixes(s).stream().filter(b -> b.family() == range.family() && b.overlaps(range))
+              .toList();
+          if (blocks.isEmpty()) {
+            continue;
+          }
+          for (IpRange b : blocks) {
+            Ip ip = b.first();
+            for (int i = 0; i < 4; i++, ip = ip.next()) {
+              used.add(ip);
+            }
+            used.add(b.last());
+          }
+          for (IpConfigurationInner c : s.ipConfigurations() == null ? List.<IpConfigurationInner>of()
+              : s.ipConfigurations()) {
+            if (c.privateIpAddress() == null) {
+              throw new ArmCallFailed("GetVirtualNetwork", 200, "AddressNotExpanded", "subnet " + s.name()
+                  + " lists " + c.id() + " without its address: what it holds is unknown", true);
+            }
+            used.add(Ip.parse(c.privateIpAddress()));
+          }
+        }
+      }
+      if (!found) {
+        throw new ArmCallFailed("ListVirtualNetworks", 200, "NoSubnetForCidr", "no subnet of "
+            + (rg == null ? "the subscription" : "resource group " + rg) + " holds or overlaps " + range, false);
+      }
+      used.removeIf(ip -> !range.contains(ip));
+      return used;
+    } catch (ArmCallFailed f) {
+      throw new NodeNetworkException(range.toString(), f.code, f.describe(), f.retryable, f);
+    }
+  }
+
+  private static List<String> overlapping(Map<String, List<IpRange>> vnets, IpRange range) {
+    return vnets.entrySet().stream().filter(e -> e.getValue().stream()
+        .anyMatch(b -> b.family() == range.family() && b.overlaps(range))).map(Map.Entry::getKey).toList();
+  }
+
+  // ------------------------------------------------------------------ apply
+
+  /** The changes of one NIC in one pass. */
+  private static final class Work {
+    final String node;
+    final Map<Ip, Integer> add = new LinkedHashMap<>();
+    final Map<Ip, Integer> remove = new LinkedHashMap<>();
+    final Map<Ip, Integer> moveOut = new LinkedHashMap<>();
+    final Map<Ip, Integer> moveIn = new LinkedHashMap<>();
+
+    Work(String node) {
+      this.node = node;
+    }
+  }
+
+  /**
+   * Per NIC, one PUT with every change. NICs that give an address to another NIC (moves) go first
+   * and complete before the NICs that receive it; a NIC that both gives and receives moved addresses
+   * (a swap) is the only one written twice.
+   */
+  @Override
+  public List<AddressChangeResult> apply(List<AddressChange> changes) {
+    AddressChangeResult[] results = new AddressChangeResult[changes.size()];
+    Map<String, Work> work = new LinkedHashMap<>();
+    for (int i = 0; i < changes.size(); i++) {
+      AddressChange c = changes.get(i);
+      switch (c.kind()) {
+        case ATTACH -> work.computeIfAbsent(c.toNode(), Work::new).add.put(c.address(), i);
+        case DETACH -> work.computeIfAbsent(c.fromNode(), Work::new).remove.put(c.address(), i);
+        case MOVE -> {
+          work.computeIfAbsent(c.fromNode(), Work::new).moveOut.put(c.address(), i);
+          work.computeIfAbsent(c.toNode(), Work::new).moveIn.put(c.address(), i);
+        }
+        default -> throw new IllegalStateException();
+      }
+    }
+    Map<Ip, Instant> released = new ConcurrentHashMap<>();
+    // 1. NICs giving moved addresses away: their removals and plain additions, not what moves in.
+    List<Runnable> first = new ArrayList<>();
+    for (Work w : work.values()) {
+      if (!w.moveOut.isEmpty()) {
+        NicState s = shared.nodes.get(w.node);
+        if (s == null) {
+          // not described (its VM gone, say): the target's PUT finds out whether the address is still held
+          w.moveOut.keySet().forEach(ip -> released.put(ip, shared.clock.instant()));
+          w.add.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
+          w.remove.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
+          w.add.clear();
+          w.remove.clear();
+          continue;
+        }
+        Map<Ip, Integer> add = new LinkedHashMap<>(w.add);
+        Map<Ip, Integer> remove = new LinkedHashMap<>(w.remove);
+        Map<Ip, Integer> out = new LinkedHashMap<>(w.moveOut);
+        w.add.clear();
+        w.remove.clear();
+        first.add(() -> update(s, add, remove, out, Map.of(), changes, results, released));
+      }
+    }
+    runAll(first);
+    // 2. Everything else, and what moves in where its source let go.
+    List<Runnable> second = new ArrayList<>();
+    for (Work w : work.values()) {
+      Map<Ip, Integer> in = new LinkedHashMap<>();
+      w.moveIn.forEach((ip, i) -> {
+        if (results[i] == null) {
+          in.put(ip, i);
+        }
+      });
+      if (w.add.isEmpty() && w.remove.isEmpty() && in.isEmpty()) {
+        continue;
+      }
+      NicState s = shared.nodes.get(w.node);
+      if (s == null) {
+        w.add.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
+        w.remove.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
+        in.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
+        continue;
+      }
+      second.add(() -> update(s, w.add, w.remove, Map.of(), in, changes, results, released));
+    }
+    runAll(second);
+    for (int i = 0; i < results.length; i++) {
+      if (results[i] == null) {
+        results[i] = AddressChangeResult.failed(changes.get(i), "NotApplied", "no call was made for this change", true);
+      }
+    }
+    return List.of(results);
+  }
+
+  private void runAll(List<Runnable> tasks) {
+    if (tasks.size() == 1) {
+      tasks.get(0).run();
+      return;
+    }
+    List<Future<?>> futures = new ArrayList<>();
+    tasks.forEach(t -> futures.add(shared.executor.submit(t)));
+    for (Future<?> f : futures) {
+      try {
+        f.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (java.util.concurrent.ExecutionException e) {
+        LOG.warn("NIC update failed unexpectedly", e.getCause());
+      }
+    }
+  }
+
+  private static AddressChangeResult notDescribed(AddressChange c, String node) {
+    return AddressChangeResult.failed(c, "NodeNotDescribed", "node " + node + " has no known Azure VM (its description "
+        + "failed or was never made)", true);
+  }
+
+  /**
+   * One NIC: removals ({@code remove}, {@code moveOut}) and additions ({@code add}, {@code moveIn})
+   * in one PUT, retried on conflicts; fills the results of every change it was given.
+   */
+  private void update(NicState s, Map<Ip, Integer> add, Map<Ip, Integer> remove, Map<Ip, Integer> moveOut,
+      Map<Ip, Integer> moveIn, List<AddressChange> changes, AddressChangeResult[] results, Map<Ip, Instant> released) {
+    Map<Ip, Integer> adds = new LinkedHashMap<>(add);
+    adds.putAll(moveIn);
+    Map<Ip, Integer> removes = new LinkedHashMap<>(remove);
+    removes.putAll(moveOut);
+    // Checks without a call: what cannot be put on this NIC fails alone instead of failing the whole PUT.
+    for (var it = adds.entrySet().iterator(); it.hasNext(); ) {
+      var e = it.next();
+      Ip ip = e.getKey();
+      AddressChange c = changes.get(e.getValue());
+      Optional<IpRange> block = s.blocks.stream().filter(b -> b.family() == ip.family() && b.contains(ip)).findFirst();
+      if (!ip.isIPv4() && s.blocks.stream().allMatch(b -> b.family() != ip.family())) {
+        results[e.getValue()] = AddressChangeResult.failed(c, "SubnetHasNoIpv6", "the subnet of " + s.where()
+            + " has no IPv6 prefix", false);
+        it.remove();
+      } else if (block.isEmpty()) {
+        results[e.getValue()] = AddressChangeResult.failed(c, "PrivateIPAddressNotInSubnet", ip + " is outside the "
+            + "subnet " + AzureIds.last(s.subnetId) + " " + s.blocks + " of " + s.where(), false);
+        it.remove();
+      } else if (reserved(block.get(), ip)) {
+        results[e.getValue()] = AddressChangeResult.failed(c, "PrivateIPAddressInReservedRange", ip + " is one of the "
+            + "five addresses Azure reserves in " + block.get(), false);
+        it.remove();
+      }
+    }
+    Duration delay = settings.baseDelay();
+    ArmCallFailed last = null;
+    Set<Ip> dropped = new TreeSet<>();
+    // The body from describe (or this process's last PUT) decides whether anything changes: a NIC
+    // already as wanted costs no call. A NIC that changes is read again right before its PUT, so
+    // the PUT never carries back a stale copy of other tools' configurations, whether or not Azure
+    // enforces the If-Match it also gets.
+    boolean fresh = true;
+    for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
+      ArmCallFailed failure;
+      synchronized (shared.nicLocks.computeIfAbsent(s.nic.id().toLowerCase(java.util.Locale.ROOT), k -> new Object())) {
+        try {
+          if (!fresh) {
+            s.body = getNic(s.nic);
+          }
+          NetworkInterfaceInner nic = s.body;
+          if (fresh && wouldChange(s, nic, adds, removes)) {
+            s.body = getNic(s.nic);
+            nic = s.body;
+          }
+          fresh = false;
+          List<NetworkInterfaceIpConfigurationInner> cfgs = new ArrayList<>(configs(nic));
+          Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
+          cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
+          // removals: only this operator's; other tools' are skipped, absent ones are done
+          Set<Ip> toRemove = new TreeSet<>();
+          for (var e : removes.entrySet()) {
+            NetworkInterfaceIpConfigurationInner c = byIp.get(e.getKey());
+            AddressChange ch = changes.get(e.getValue());
+            if (c == null) {
+              if (results[e.getValue()] == null && ch.kind() == AddressChange.Kind.DETACH) {
+                results[e.getValue()] = AddressChangeResult.applied(ch);
+              }
+              if (ch.kind() == AddressChange.Kind.MOVE) {
+                released.putIfAbsent(e.getKey(), shared.clock.instant());
+              }
+            } else if (!NicEdit.owned(c) || NicEdit.isPrimary(c, cfgs.size())) {
+              results[e.getValue()] = ch.kind() == AddressChange.Kind.DETACH
+                  ? AddressChangeResult.skipped(ch, e.getKey() + " on " + s.where() + " is in ipConfiguration "
+                  + c.name() + ", which this operator did not create: left alone")
+                  : AddressChangeResult.failed(ch, "AddressInUse", e.getKey() + " on " + s.where()
+                  + " is in ipConfiguration " + c.name() + ", which this operator did not create: not moved", false);
+            } else {
+              toRemove.add(e.getKey());
+            }
+          }
+          // additions: foreign holders on this NIC are refused; the capacity is checked here
+          Set<Ip> toAdd = new TreeSet<>();
+          for (var e : adds.entrySet()) {
+            if (dropped.contains(e.getKey()) || results[e.getValue()] != null
+                && results[e.getValue()].outcome() == AddressChangeResult.Outcome.FAILED) {
+              continue;
+            }
+            NetworkInterfaceIpConfigurationInner c = byIp.get(e.getKey());
+            if (c != null && (!NicEdit.owned(c) || NicEdit.isPrimary(c, cfgs.size()))) {
+              results[e.getValue()] = AddressChangeResult.failed(changes.get(e.getValue()), "AddressInUse", e.getKey()
+                  + " is in ipConfiguration " + c.name() + " of " + s.where() + ", which this operator did not create: "
+                  + "left alone", false);
+              continue;
+            }
+            toAdd.add(e.getKey());
+          }
+          long after = cfgs.stream().filter(c -> NicEdit.address(c).map(ip -> !toRemove.contains(ip)).orElse(true))
+              .count();
+          int room = (int) Math.max(0, settings.ipConfigurationsPerNic() - after);
+          List<Ip> newOnes = toAdd.stream().filter(ip -> !byIp.containsKey(ip)).toList();
+          for (Ip ip : newOnes.subList(Math.min(room, newOnes.size()), newOnes.size())) {
+            int i = adds.get(ip);
+            results[i] = AddressChangeResult.failed(changes.get(i), "NicIpConfigurationLimit", s.where() + " already has "
+                + after + " ipConfigurations; Azure allows " + settings.ipConfigurationsPerNic(), false);
+            toAdd.remove(ip);
+          }
+          NetworkInterfaceIpConfigurationInner primary = primaryConfig(nic).orElse(null);
+          List<String> pools = NicEdit.wantedPools(primary, policy, shared.outboundPools);
+          NicEdit.Plan plan = NicEdit.plan(cfgs, toRemove, toAdd, s.subnetId, pools, true);
+          if (plan.changed()) {
+            NetworkInterfaceInner body = nic.withIpConfigurations(plan.configs());
+            Context ctx = nic.etag() == null ? Context.NONE : new Context(
+                AddHeadersFromContextPolicy.AZURE_REQUEST_HTTP_HEADERS_KEY,
+                new HttpHeaders().set(HttpHeaderName.IF_MATCH, nic.etag()));
+            s.body = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
+                .createOrUpdate(s.nic.resourceGroup(), s.nic.name(), body, ctx));
+          }
+          Instant done = shared.clock.instant();
+          for (Ip ip : toRemove) {
+            AddressChange ch = changes.get(removes.get(ip));
+            if (ch.kind() == AddressChange.Kind.MOVE) {
+              released.put(ip, done);
+            } else {
+              results[removes.get(ip)] = AddressChangeResult.applied(ch);
+            }
+          }
+          for (Ip ip : toAdd) {
+            int i = adds.get(ip);
+            results[i] = AddressChangeResult.applied(changes.get(i));
+            Instant gone = released.get(ip);
+            if (gone != null && changes.get(i).kind() == AddressChange.Kind.MOVE && plan.changed()) {
+              Duration gap = Duration.between(gone, done);
+              shared.metrics.moveGap(gap);
+              LOG.info("{} moved to {}: on no NIC for {} ms", ip, s.where(), gap.toMillis());
+            }
+          }
+          return;
+        } catch (ArmCallFailed f) {
+          failure = f;
+        }
+      }
+      fresh = false;
+      last = failure;
+      // A conflict on one address: drop it (it fails alone) and PUT the rest, or free it from a
+      // stale NIC of this operator's and try again.
+      if ("PrivateIPAddressIsAllocated".equals(failure.code)) {
+        Optional<Ip> ip = allocatedAddress(failure.getMessage());
+        Optional<String> holder = allocatedTo(failure.getMessage());
+        if (ip.isPresent() && adds.containsKey(ip.get())) {
+          if (holder.isPresent() && releaseStale(holder.get(), ip.get(), s)) {
+            continue; // freed where this operator left it: retry at once
+          }
+          int i = adds.get(ip.get());
+          results[i] = AddressChangeResult.failed(changes.get(i), failure.code, "PutNetworkInterface on " + s.where()
+              + ": " + failure.getMessage() + (holder.isEmpty() ? " (Azure keeps a released address for minutes"
+              + " before it can go to another NIC: the address is on no NIC until then)" : ""), true);
+          dropped.add(ip.get());
+          continue;
+        }
+      } else if ("OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs"
+          .equals(failure.code)) {
+        Matcher m = OUTBOUND_POOL.matcher(failure.getMessage());
+        if (m.find() && shared.outboundPools.add(m.group(1))) {
+          LOG.warn("backend pool {} has an outbound rule: egress ipConfigurations stay out of it (no outbound "
+              + "connectivity through it for them)", m.group(1));
+          continue;
+        }
+      }
+      if (!failure.retryable || attempt == settings.maxAttempts()) {
+        break;
+      }
+      sleep(delay);
+      delay = delay.multipliedBy(2).compareTo(settings.maxDelay()) > 0 ? settings.maxDelay() : delay.multipliedBy(2);
+    }
+    if (last != null) {
+      ArmCallFailed f = last;
+      LOG.warn("{} on {}: {} ({})", f.call, s.where(), f.getMessage(), f.code);
+      for (var e : adds.entrySet()) {
+        if (results[e.getValue()] == null) {
+          results[e.getValue()] = failed(changes.get(e.getValue()), f, s);
+        }
+      }
+      for (var e : removes.entrySet()) {
+        if (results[e.getValue()] == null) {
+          results[e.getValue()] = failed(changes.get(e.getValue()), f, s);
+        }
+      }
+    }
+  }
+
+  /** Whether the NIC as last seen differs from what the changes want (removals, additions, pools). */
+  private boolean wouldChange(NicState s, NetworkInterfaceInner nic, Map<Ip, Integer> adds, Map<Ip, Integer> removes) {
+    List<NetworkInterfaceIpConfigurationInner> cfgs = configs(nic);
+    Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
+    cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
+    if (adds.keySet().stream().anyMatch(ip -> !byIp.containsKey(ip))) {
+      return true;
+    }
+    if (removes.keySet().stream().anyMatch(ip -> byIp.containsKey(ip) && NicEdit.owned(byIp.get(ip)))) {
+      return true;
+    }
+    List<String> pools = NicEdit.wantedPools(primaryConfig(nic).orElse(null), policy, shared.outboundPools);
+    Set<String> want = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    want.addAll(pools);
+    return adds.keySet().stream().map(byIp::get).anyMatch(c -> c.name() != null && NicEdit.address(c)
+        .map(ip -> c.name().equalsIgnoreCase(NicEdit.ownedName(ip))).orElse(false) && !NicEdit.poolIds(c).equals(want));
+  }
+
+  private static boolean reserved(IpRange block, Ip ip) {
+    Ip first = block.first();
+    for (int i = 0; i < 4; i++, first = first.next()) {
+      if (first.equals(ip)) {
+        return true;
+      }
+    }
+    return ip.equals(block.last());
+  }
+
+  static Optional<Ip> allocatedAddress(String message) {
+    Matcher m = ALLOCATED_IP.matcher(message == null ? "" : message);
+    if (m.find()) {
+      try {
+        return Optional.of(Ip.parse(m.group(1)));
+      } catch (RuntimeException e) {
+        return Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
+  static Optional<String> allocatedTo(String message) {
+    Matcher m = ALLOCATED_TO.matcher(message == null ? "" : message.trim());
+    return m.find() && m.group(1).contains("/") ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  /**
+   * The address is held by an ipConfiguration of this operator on another NIC (a node whose VM the
+   * last pass could not describe, a move whose source was not known): take it off there.
+   */
+  private boolean releaseStale(String holderConfigId, Ip ip, NicState target) {
+    int at = holderConfigId.toLowerCase(java.util.Locale.ROOT).indexOf("/ipconfigurations/");
+    if (at < 0 || !holderConfigId.toLowerCase(java.util.Locale.ROOT).contains("/networkinterfaces/")
+        || !AzureIds.last(holderConfigId).equalsIgnoreCase(NicEdit.ownedName(ip))) {
+      // only this operator's own configurations move; the old operator's are taken over where they are
+      return false;
+    }
+    Optional<AzureIds.Id> nicId = AzureIds.parse(holderConfigId.substring(0, at));
+    if (nicId.isEmpty() || AzureIds.same(nicId.get().id(), target.nic.id())) {
+      return false;
+    }
+    try {
+      synchronized (shared.nicLocks.computeIfAbsent(nicId.get().id().toLowerCase(java.util.Locale.ROOT),
+          k -> new Object())) {
+        NetworkInterfaceInner nic = getNic(nicId.get());
+        NicEdit.Plan plan = NicEdit.plan(configs(nic), Set.of(ip), Set.of(), null, List.of(), false);
+        if (plan.changed()) {
+          nic.withIpConfigurations(plan.configs());
+          Context ctx = nic.etag() == null ? Context.NONE : new Context(
+              AddHeadersFromContextPolicy.AZURE_REQUEST_HTTP_HEADERS_KEY,
+              new HttpHeaders().set(HttpHeaderName.IF_MATCH, nic.etag()));
+          NetworkInterfaceInner after = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
+              .createOrUpdate(nicId.get().resourceGroup(), nicId.get().name(), nic, ctx));
+          shared.nodes.values().stream().filter(n -> AzureIds.same(n.nic.id(), nicId.get().id()))
+              .forEach(n -> n.body = after);
+          LOG.info("{} was still on NIC {} (this operator's ipConfiguration): taken off it for {}", ip,
+              nicId.get().name(), target.where());
+          return true;
+        }
+      }
+    } catch (ArmCallFailed f) {
+      LOG.info("could not take {} off NIC {}: {}", ip, nicId.get().name(), f.describe());
+    }
+    return false;
+  }
+
+  private static AddressChangeResult failed(AddressChange c, ArmCallFailed f, NicState on) {
+    return AddressChangeResult.failed(c, f.code, f.call + " on " + on.where() + ": " + f.getMessage(), f.retryable);
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      long jitter = d.toMillis() <= 1 ? 0 : ThreadLocalRandom.current().nextLong(d.toMillis() / 2 + 1);
+      Thread.sleep(d.toMillis() / 2 + jitter);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    shared.executor.shutdownNow();
+  }
+}

@@ -1,0 +1,1473 @@
+package org.ipamoperators.testsupport.arm;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * A loopback fake of Azure Resource Manager for the calls that put secondary private addresses on
+ * VM NICs: compute VMs, network interfaces (full-body PUT as a long-running operation), virtual
+ * networks and subnets, load balancers and their backend pools, the async-operation resource. It
+ * serves TLS on 127.0.0.1 with a certificate generated at start (SAN {@code IP:127.0.0.1}), because
+ * the Azure SDK's bearer-token policy refuses {@code http}. See README.md beside this class for the
+ * Azure behaviours it reproduces and those it does not.
+ *
+ * <p>State is seeded through Java ({@link #vnet}, {@link #vm}, {@link #loadBalancer}...) and read
+ * back for assertions ({@link #ipConfigurations}); every request is recorded ({@link #requests}).
+ */
+public final class ArmServer implements AutoCloseable {
+  public static final String NETWORK_API = "2025-03-01";
+  public static final String COMPUTE_API = "2025-04-01";
+  /** The token the server accepts when {@link #requireToken} is set; any bearer token otherwise. */
+  public static final int DEFAULT_NIC_LIMIT = 256;
+  /** Invented: Azure's code for the 257th ipConfiguration is not documented. */
+  public static final String NIC_LIMIT_CODE = "FakeArmNicIpConfigurationLimitExceeded";
+  /** Invented: Azure's code for two primaries in one NIC is not documented. */
+  public static final String TWO_PRIMARIES_CODE = "FakeArmMoreThanOnePrimaryIpConfiguration";
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+  /** One recorded request: method, raw path and query, headers (lower-case names), body, answer status. */
+  public record Request(String method, String pathAndQuery, Map<String, String> headers, String body, int status) {
+    public String path() {
+      int q = pathAndQuery.indexOf('?');
+      return q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
+    }
+
+    public boolean isNicPut() {
+      return "PUT".equals(method) && path().toLowerCase(Locale.ROOT).contains("/networkinterfaces/");
+    }
+  }
+
+  /** How a NIC PUT answers: the body's provisioningState and whether the operation URL is sent. */
+  public enum PutMode { SUCCEEDED, UPDATING, UPDATING_WITHOUT_ASYNC_HEADER }
+
+  /** An injected answer: the next {@code times} requests matching method and path get it. */
+  public record Fault(String method, Pattern path, int status, String code, String message, Integer retryAfter,
+      String detailCode, int[] left) {
+    public static Fault of(String method, String pathRegex, int status, String code, int times) {
+      return new Fault(method, Pattern.compile(pathRegex, Pattern.CASE_INSENSITIVE), status, code,
+          "injected by the test", null, null, new int[] {times});
+    }
+
+    public Fault retryAfter(int seconds) {
+      return new Fault(method, path, status, code, message, seconds, detailCode, left);
+    }
+
+    public Fault detail(String detail) {
+      return new Fault(method, path, status, code, message, retryAfter, detail, left);
+    }
+
+    public Fault message(String m) {
+      return new Fault(method, path, status, code, m, retryAfter, detailCode, left);
+    }
+
+    boolean matches(String m, String p) {
+      return left[0] > 0 && (method == null || method.equalsIgnoreCase(m)) && path.matcher(p).find();
+    }
+  }
+
+  private final String subscription;
+  private final String location;
+  private final HttpsServer server;
+  private final ExecutorService executor = Executors.newFixedThreadPool(8, r -> {
+    Thread t = new Thread(r, "arm-server");
+    t.setDaemon(true);
+    return t;
+  });
+  private final SSLContext clientSsl;
+  private final Object lock = new Object();
+  private final List<Request> requests = Collections.synchronizedList(new ArrayList<>());
+  private final List<Fault> faults = new ArrayList<>();
+  private final Map<String, Vnet> vnets = new LinkedHashMap<>();
+  private final Map<String, Nic> nics = new LinkedHashMap<>();
+  private final Map<String, Vm> vms = new LinkedHashMap<>();
+  private final Map<String, Lb> lbs = new LinkedHashMap<>();
+  private final Map<String, Operation> operations = new HashMap<>();
+  private final List<String[]> otherHolders = new ArrayList<>(); // {id, subnetId, ip}
+  private final Map<String, Instant> quarantine = new HashMap<>(); // ip -> released at
+  private PutMode putMode = PutMode.UPDATING;
+  private int pollsUntilDone = 1;
+  private Duration operationTime = Duration.ZERO;
+  private int retryAfterSeconds = 1;
+  private int nicLimit = DEFAULT_NIC_LIMIT;
+  private int pageSize = 50;
+  private Duration quarantineTime = Duration.ZERO;
+  private boolean enforceIfMatch = true;
+  private final List<String[]> failOperations = new ArrayList<>(); // {code, message}
+  private final TokenBucket reads = new TokenBucket(250, 25);
+  private final TokenBucket writes = new TokenBucket(200, 10);
+
+  public ArmServer(String subscription, String location) {
+    this.subscription = subscription;
+    this.location = location;
+    try {
+      char[] pass = "changeit".toCharArray();
+      KeyStore store = keyStore(pass);
+      KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      kmf.init(store, pass);
+      SSLContext serverSsl = SSLContext.getInstance("TLS");
+      serverSsl.init(kmf.getKeyManagers(), null, null);
+      KeyStore trust = KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      trust.setCertificateEntry("arm", store.getCertificate("arm"));
+      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      clientSsl = SSLContext.getInstance("TLS");
+      clientSsl.init(null, tmf.getTrustManagers(), null);
+      server = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+      server.setHttpsConfigurator(new HttpsConfigurator(serverSsl));
+      server.setExecutor(executor);
+      server.createContext("/", this::handle);
+      server.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static KeyStore cachedStore;
+
+  /** One key pair per JVM, made by the JDK's keytool (SAN IP:127.0.0.1); never written anywhere lasting. */
+  private static synchronized KeyStore keyStore(char[] pass) throws IOException, java.security.GeneralSecurityException {
+    if (cachedStore != null) {
+      return cachedStore;
+    }
+    Path dir = Files.createTempDirectory("arm-server");
+    Path ks = dir.resolve("arm.p12");
+    try {
+      Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+          "-genkeypair", "-alias", "arm", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
+          "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-storetype", "PKCS12",
+          "-keystore", ks.toString(), "-storepass", new String(pass), "-keypass", new String(pass))
+          .redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("keytool failed: " + out);
+      }
+      KeyStore store = KeyStore.getInstance("PKCS12");
+      try (InputStream in = Files.newInputStream(ks)) {
+        store.load(in, pass);
+      }
+      cachedStore = store;
+      return store;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    } finally {
+      Files.deleteIfExists(ks);
+      Files.deleteIfExists(dir);
+    }
+  }
+
+  /** {@code https://127.0.0.1:PORT/}: the resource-manager endpoint to give the SDK. */
+  public URI endpoint() {
+    return URI.create("https://127.0.0.1:" + server.getAddress().getPort() + "/");
+  }
+
+  /** An SSL context that trusts this server's certificate (and nothing else). */
+  public SSLContext clientSslContext() {
+    return clientSsl;
+  }
+
+  public String subscription() {
+    return subscription;
+  }
+
+  public String location() {
+    return location;
+  }
+
+  // ---------------------------------------------------------------- configuration
+
+  /** How NIC PUTs answer (default {@link PutMode#UPDATING}: the SDK polls the operation). */
+  public ArmServer putMode(PutMode mode) {
+    synchronized (lock) {
+      putMode = mode;
+    }
+    return this;
+  }
+
+  /** Operations end after this many polls and no sooner than {@code time} after they started. */
+  public ArmServer operationLength(int polls, Duration time) {
+    synchronized (lock) {
+      pollsUntilDone = Math.max(1, polls);
+      operationTime = time;
+    }
+    return this;
+  }
+
+  /** The {@code Retry-After} sent with PUT answers and running operations (default 1). */
+  public ArmServer retryAfter(int seconds) {
+    synchronized (lock) {
+      retryAfterSeconds = seconds;
+    }
+    return this;
+  }
+
+  public ArmServer nicLimit(int limit) {
+    synchronized (lock) {
+      nicLimit = limit;
+    }
+    return this;
+  }
+
+  public ArmServer pageSize(int size) {
+    synchronized (lock) {
+      pageSize = size;
+    }
+    return this;
+  }
+
+  /** A released address stays unusable elsewhere this long (Azure: reported ~8 min, undocumented). */
+  public ArmServer quarantine(Duration time) {
+    synchronized (lock) {
+      quarantineTime = time;
+    }
+    return this;
+  }
+
+  /** Token buckets per subscription: capacity and refill per second for reads and writes. */
+  public ArmServer throttle(int readCapacity, double readRefill, int writeCapacity, double writeRefill) {
+    synchronized (lock) {
+      reads.reset(readCapacity, readRefill);
+      writes.reset(writeCapacity, writeRefill);
+    }
+    return this;
+  }
+
+  /** Whether a stale {@code If-Match} on a NIC PUT gets 412 (default true; unknown on Azure). */
+  public ArmServer enforceIfMatch(boolean on) {
+    synchronized (lock) {
+      enforceIfMatch = on;
+    }
+    return this;
+  }
+
+  public ArmServer inject(Fault fault) {
+    synchronized (lock) {
+      faults.add(fault);
+    }
+    return this;
+  }
+
+  /** The next NIC PUT's operation ends {@code Failed} with this error; the NIC is left unchanged and Failed. */
+  public ArmServer failNextOperation(String code, String message) {
+    synchronized (lock) {
+      failOperations.add(new String[] {code, message});
+    }
+    return this;
+  }
+
+  public boolean allFaultsUsed() {
+    synchronized (lock) {
+      return faults.stream().allMatch(f -> f.left()[0] <= 0);
+    }
+  }
+
+  // ---------------------------------------------------------------- seeding
+
+  public String vnet(String rg, String name, String... addressPrefixes) {
+    synchronized (lock) {
+      Vnet v = new Vnet(rg, name, List.of(addressPrefixes));
+      vnets.put(v.id().toLowerCase(Locale.ROOT), v);
+      return v.id();
+    }
+  }
+
+  /** A subnet with one or more prefixes (IPv4 and/or IPv6); its id. */
+  public String subnet(String vnetId, String name, String... prefixes) {
+    synchronized (lock) {
+      Vnet v = vnets.get(vnetId.toLowerCase(Locale.ROOT));
+      Subnet s = new Subnet(v, name, java.util.Arrays.stream(prefixes).map(Cidr::parse).toList());
+      v.subnets.put(name.toLowerCase(Locale.ROOT), s);
+      return s.id();
+    }
+  }
+
+  /** A load balancer; pools named in {@code outboundRulePools} are referenced by an outbound rule. */
+  public String loadBalancer(String rg, String name, List<String> pools, List<String> outboundRulePools) {
+    synchronized (lock) {
+      Lb lb = new Lb(rg, name);
+      pools.forEach(p -> lb.pools.put(p.toLowerCase(Locale.ROOT), p));
+      outboundRulePools.forEach(p -> lb.outbound.add(p.toLowerCase(Locale.ROOT)));
+      lbs.put(lb.id().toLowerCase(Locale.ROOT), lb);
+      return lb.id();
+    }
+  }
+
+  /** An LB frontend holding a private address of a subnet. */
+  public void loadBalancerFrontend(String lbId, String name, String subnetId, String ip) {
+    synchronized (lock) {
+      Lb lb = lbs.get(lbId.toLowerCase(Locale.ROOT));
+      lb.frontends.add(new String[] {name, subnetId, ip});
+    }
+  }
+
+  /** Something else holding an address (a private endpoint, say). */
+  public void holder(String id, String subnetId, String ip) {
+    synchronized (lock) {
+      otherHolders.add(new String[] {id, subnetId, ip});
+    }
+  }
+
+  /**
+   * A VM with one NIC ({@code <name>-nic}) whose primary ipConfiguration {@code ipconfig1} gets the
+   * next free address of the subnet (or {@code primaryIp}), in the given backend pools. Returns the
+   * VM id.
+   */
+  public String vm(String rg, String name, String subnetId, String primaryIp, List<String> poolIds) {
+    synchronized (lock) {
+      Subnet s = subnet(subnetId).orElseThrow(() -> new IllegalArgumentException("no subnet " + subnetId));
+      Nic nic = new Nic(rg, name + "-nic");
+      Vm vm = new Vm(rg, name);
+      nic.vmId = vm.id();
+      String ip = primaryIp != null ? primaryIp : nextFree(s, s.prefixes.get(0).v4(), nic, List.of())
+          .orElseThrow();
+      ObjectNode cfg = F.objectNode().put("name", "ipconfig1");
+      ObjectNode props = cfg.putObject("properties");
+      props.put("primary", true).put("privateIPAddress", ip).put("privateIPAllocationMethod", "Dynamic")
+          .put("privateIPAddressVersion", "IPv4");
+      props.putObject("subnet").put("id", s.id());
+      ArrayNode pools = props.putArray("loadBalancerBackendAddressPools");
+      poolIds.forEach(p -> pools.addObject().put("id", p));
+      nic.configs.add(cfg);
+      nic.etag = newEtag();
+      nics.put(nic.id().toLowerCase(Locale.ROOT), nic);
+      vm.nics.add(nic.id());
+      vms.put(vm.id().toLowerCase(Locale.ROOT), vm);
+      return vm.id();
+    }
+  }
+
+  /** Another NIC on a VM (not primary). */
+  public String secondNic(String vmId, String subnetId) {
+    synchronized (lock) {
+      Vm vm = vms.get(vmId.toLowerCase(Locale.ROOT));
+      Subnet s = subnet(subnetId).orElseThrow();
+      Nic nic = new Nic(vm.rg, vm.name + "-nic" + (vm.nics.size() + 1));
+      nic.vmId = vm.id();
+      ObjectNode cfg = F.objectNode().put("name", "ipconfig1");
+      ObjectNode props = cfg.putObject("properties");
+      props.put("primary", true).put("privateIPAddress", nextFree(s, true, nic, List.of()).orElseThrow())
+          .put("privateIPAllocationMethod", "Dynamic").put("privateIPAddressVersion", "IPv4");
+      props.putObject("subnet").put("id", s.id());
+      nic.configs.add(cfg);
+      nic.etag = newEtag();
+      nics.put(nic.id().toLowerCase(Locale.ROOT), nic);
+      vm.nics.add(0, nic.id()); // listed first, but not primary
+      vm.primaryFlagged = true;
+      return nic.id();
+    }
+  }
+
+  /** The VM's NIC ids (the first created one is primary). */
+  public String primaryNicId(String vmId) {
+    synchronized (lock) {
+      Vm vm = vms.get(vmId.toLowerCase(Locale.ROOT));
+      return vm.nics.get(vm.nics.size() - 1);
+    }
+  }
+
+  /**
+   * Adds a secondary ipConfiguration directly (another tool's, or the old operator's), with any
+   * extra properties given. Bypasses the HTTP checks.
+   */
+  public void seedIpConfiguration(String nicId, String name, String ip, String subnetId, ObjectNode extraProperties) {
+    synchronized (lock) {
+      Nic nic = nics.get(nicId.toLowerCase(Locale.ROOT));
+      ObjectNode cfg = F.objectNode().put("name", name);
+      ObjectNode props = cfg.putObject("properties");
+      if (extraProperties != null) {
+        props.setAll(extraProperties);
+      }
+      props.put("primary", false).put("privateIPAddress", ip).put("privateIPAllocationMethod", "Static")
+          .put("privateIPAddressVersion", ip.contains(":") ? "IPv6" : "IPv4");
+      props.putObject("subnet").put("id", subnetId);
+      nic.configs.add(cfg);
+      nic.etag = newEtag();
+    }
+  }
+
+  /** Deletes a VM and its NICs (their addresses are released). */
+  public void deleteVm(String vmId) {
+    synchronized (lock) {
+      Vm vm = vms.remove(vmId.toLowerCase(Locale.ROOT));
+      if (vm != null) {
+        vm.nics.forEach(n -> nics.remove(n.toLowerCase(Locale.ROOT)));
+      }
+    }
+  }
+
+  /** A copy of the NIC's ipConfigurations as the server holds them (without ids, etags, types). */
+  public List<ObjectNode> ipConfigurations(String nicId) {
+    synchronized (lock) {
+      Nic nic = nics.get(nicId.toLowerCase(Locale.ROOT));
+      return nic == null ? List.of() : nic.configs.stream().map(ObjectNode::deepCopy).toList();
+    }
+  }
+
+  /** Secondary addresses on the NIC, by ipConfiguration name. */
+  public Map<String, String> secondaryAddresses(String nicId) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (ObjectNode c : ipConfigurations(nicId)) {
+      if (!c.path("properties").path("primary").asBoolean(false)) {
+        out.put(c.get("name").asText(), c.path("properties").path("privateIPAddress").asText());
+      }
+    }
+    return out;
+  }
+
+  public String nicProvisioningState(String nicId) {
+    synchronized (lock) {
+      return nics.get(nicId.toLowerCase(Locale.ROOT)).state;
+    }
+  }
+
+  /** The ids of the NIC ipConfigurations in a backend pool (what the LB's GET shows). */
+  public List<String> poolMembers(String lbId, String pool) {
+    synchronized (lock) {
+      return backendIpConfigurations(lbs.get(lbId.toLowerCase(Locale.ROOT)), pool);
+    }
+  }
+
+  public List<Request> requests() {
+    synchronized (requests) {
+      return List.copyOf(requests);
+    }
+  }
+
+  public long count(Predicate<Request> p) {
+    return requests().stream().filter(p).count();
+  }
+
+  /** NIC PUTs answered 200/201 since {@code from} (an index into {@link #requests}). */
+  public List<Request> nicPuts(int from) {
+    List<Request> all = requests();
+    return all.subList(Math.min(from, all.size()), all.size()).stream().filter(Request::isNicPut).toList();
+  }
+
+  // ---------------------------------------------------------------- model
+
+  private final class Vnet {
+    final String rg;
+    final String name;
+    final List<String> prefixes;
+    final Map<String, Subnet> subnets = new LinkedHashMap<>();
+
+    Vnet(String rg, String name, List<String> prefixes) {
+      this.rg = rg;
+      this.name = name;
+      this.prefixes = prefixes;
+    }
+
+    String id() {
+      return "/subscriptions/" + subscription + "/resourceGroups/" + rg + "/providers/Microsoft.Network/virtualNetworks/"
+          + name;
+    }
+  }
+
+  private static final class Subnet {
+    final Vnet vnet;
+    final String name;
+    final List<Cidr> prefixes;
+
+    Subnet(Vnet vnet, String name, List<Cidr> prefixes) {
+      this.vnet = vnet;
+      this.name = name;
+      this.prefixes = prefixes;
+    }
+
+    String id() {
+      return vnet.id() + "/subnets/" + name;
+    }
+
+    Optional<Cidr> prefixFor(String ip) {
+      return prefixes.stream().filter(c -> c.contains(ip)).findFirst();
+    }
+  }
+
+  private final class Nic {
+    final String rg;
+    final String name;
+    String vmId;
+    List<ObjectNode> configs = new ArrayList<>();
+    ObjectNode tags = F.objectNode();
+    String etag;
+    String state = "Succeeded";
+    String runningOperation;
+    final String guid = UUID.randomUUID().toString();
+
+    Nic(String rg, String name) {
+      this.rg = rg;
+      this.name = name;
+    }
+
+    String id() {
+      return "/subscriptions/" + subscription + "/resourceGroups/" + rg
+          + "/providers/Microsoft.Network/networkInterfaces/" + name;
+    }
+  }
+
+  private final class Vm {
+    final String rg;
+    final String name;
+    final List<String> nics = new ArrayList<>();
+    boolean primaryFlagged;
+
+    Vm(String rg, String name) {
+      this.rg = rg;
+      this.name = name;
+    }
+
+    String id() {
+      return "/subscriptions/" + subscription + "/resourceGroups/" + rg + "/providers/Microsoft.Compute/virtualMachines/"
+          + name;
+    }
+  }
+
+  private final class Lb {
+    final String rg;
+    final String name;
+    final Map<String, String> pools = new LinkedHashMap<>();
+    final java.util.Set<String> outbound = new java.util.HashSet<>();
+    final List<String[]> frontends = new ArrayList<>();
+
+    Lb(String rg, String name) {
+      this.rg = rg;
+      this.name = name;
+    }
+
+    String id() {
+      return "/subscriptions/" + subscription + "/resourceGroups/" + rg + "/providers/Microsoft.Network/loadBalancers/"
+          + name;
+    }
+  }
+
+  private static final class Operation {
+    final String id;
+    final String nicKey;
+    final Instant started = Instant.now();
+    int polls;
+    String status = "InProgress";
+    String[] failure;
+    List<ObjectNode> rollback;
+
+    Operation(String id, String nicKey) {
+      this.id = id;
+      this.nicKey = nicKey;
+    }
+  }
+
+  private static final class TokenBucket {
+    double capacity;
+    double refill;
+    double tokens;
+    long last = System.nanoTime();
+
+    TokenBucket(double capacity, double refill) {
+      reset(capacity, refill);
+    }
+
+    void reset(double c, double r) {
+      capacity = c;
+      refill = r;
+      tokens = c;
+      last = System.nanoTime();
+    }
+
+    boolean take() {
+      long now = System.nanoTime();
+      tokens = Math.min(capacity, tokens + (now - last) / 1e9 * refill);
+      last = now;
+      if (tokens >= 1) {
+        tokens -= 1;
+        return true;
+      }
+      return false;
+    }
+
+    int retryAfter() {
+      return (int) Math.max(1, Math.ceil((1 - tokens) / Math.max(refill, 0.001)));
+    }
+  }
+
+  /** An answer: status, body, extra headers. */
+  private record Answer(int status, JsonNode body, Map<String, String> headers) {
+    static Answer ok(JsonNode body) {
+      return new Answer(200, body, Map.of());
+    }
+  }
+
+  private static final class ArmError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final int status;
+    final String code;
+    final String detailCode;
+    final Integer retryAfter;
+
+    ArmError(int status, String code, String message) {
+      this(status, code, message, null, null);
+    }
+
+    ArmError(int status, String code, String message, String detailCode, Integer retryAfter) {
+      super(message, null, false, false);
+      this.status = status;
+      this.code = code;
+      this.detailCode = detailCode;
+      this.retryAfter = retryAfter;
+    }
+
+    Answer answer() {
+      ObjectNode body = F.objectNode();
+      ObjectNode err = body.putObject("error").put("code", code).put("message", getMessage());
+      ArrayNode details = err.putArray("details");
+      if (detailCode != null) {
+        details.addObject().put("code", detailCode).put("message", getMessage());
+      }
+      Map<String, String> h = retryAfter == null ? Map.of() : Map.of("Retry-After", String.valueOf(retryAfter));
+      return new Answer(status, body, h);
+    }
+  }
+
+  // ---------------------------------------------------------------- HTTP
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      String method = ex.getRequestMethod();
+      String raw = ex.getRequestURI().getRawPath();
+      String rawQuery = ex.getRequestURI().getRawQuery();
+      String pathAndQuery = raw + (rawQuery == null ? "" : "?" + rawQuery);
+      String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      Map<String, String> headers = new java.util.TreeMap<>();
+      ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
+      Answer a;
+      try {
+        a = dispatch(method, raw, query(rawQuery), headers, body);
+      } catch (ArmError e) {
+        a = e.answer();
+      } catch (RuntimeException e) {
+        a = new ArmError(500, "InternalServerError", "fake ARM server: " + e).answer();
+      }
+      requests.add(new Request(method, pathAndQuery, headers, body, a.status()));
+      ex.getResponseHeaders().add("x-ms-request-id", UUID.randomUUID().toString());
+      ex.getResponseHeaders().add("x-ms-correlation-request-id", UUID.randomUUID().toString());
+      ex.getResponseHeaders().add("x-ms-routing-request-id", "EASTUS:FAKE");
+      if (headers.containsKey("x-ms-client-request-id")) {
+        ex.getResponseHeaders().add("x-ms-client-request-id", headers.get("x-ms-client-request-id"));
+      }
+      synchronized (lock) {
+        ex.getResponseHeaders().add("x-ms-ratelimit-remaining-subscription-reads", String.valueOf((int) reads.tokens));
+        ex.getResponseHeaders().add("x-ms-ratelimit-remaining-subscription-writes", String.valueOf((int) writes.tokens));
+      }
+      a.headers().forEach((k, v) -> ex.getResponseHeaders().add(k, v));
+      byte[] bytes = a.body() == null ? new byte[0] : JSON.writeValueAsBytes(a.body());
+      if (a.body() != null) {
+        ex.getResponseHeaders().add("Content-Type", "application/json; charset=utf-8");
+      }
+      ex.sendResponseHeaders(a.status(), bytes.length == 0 ? -1 : bytes.length);
+      if (bytes.length > 0) {
+        ex.getResponseBody().write(bytes);
+      }
+    }
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (raw == null) {
+      return out;
+    }
+    for (String part : raw.split("&")) {
+      int eq = part.indexOf('=');
+      String k = eq < 0 ? part : part.substring(0, eq);
+      String v = eq < 0 ? "" : part.substring(eq + 1);
+      out.put(URLDecoder.decode(k, StandardCharsets.UTF_8).toLowerCase(Locale.ROOT),
+          URLDecoder.decode(v, StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  private Answer dispatch(String method, String rawPath, Map<String, String> q, Map<String, String> headers,
+      String body) {
+    String auth = headers.get("authorization");
+    if (auth == null || !auth.startsWith("Bearer ") || auth.length() <= 7) {
+      throw new ArmError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.");
+    }
+    String path = URLDecoder.decode(rawPath, StandardCharsets.UTF_8);
+    List<String> seg = new ArrayList<>(List.of(path.replaceAll("^/+|/+$", "").split("/")));
+    List<String> low = seg.stream().map(s -> s.toLowerCase(Locale.ROOT)).toList();
+    synchronized (lock) {
+      for (Fault f : faults) {
+        if (f.matches(method, rawPath)) {
+          f.left()[0]--;
+          throw new ArmError(f.status(), f.code(), f.message(), f.detailCode(), f.retryAfter());
+        }
+      }
+      boolean write = !"GET".equals(method);
+      TokenBucket bucket = write ? writes : reads;
+      if (!bucket.take()) {
+        throw new ArmError(429, "SubscriptionRequestsThrottled", "Number of " + (write ? "write" : "read")
+            + " requests for subscription '" + subscription + "' exceeded the limit. Please try again after '"
+            + bucket.retryAfter() + "' seconds.", null, bucket.retryAfter());
+      }
+      if (low.size() < 2 || !"subscriptions".equals(low.get(0)) || !low.get(1).equalsIgnoreCase(subscription)) {
+        throw new ArmError(404, "SubscriptionNotFound", "The subscription '" + (low.size() > 1 ? seg.get(1) : "")
+            + "' could not be found.");
+      }
+      String provider = low.contains("microsoft.compute") ? "compute" : "network";
+      String wanted = "compute".equals(provider) ? COMPUTE_API : NETWORK_API;
+      String api = q.get("api-version");
+      if (api == null) {
+        throw new ArmError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required.");
+      }
+      if (!api.equals(wanted)) {
+        throw new ArmError(400, "InvalidApiVersionParameter", "fake ARM server serves " + provider + " at api-version "
+            + wanted + " only, got " + api);
+      }
+      // /subscriptions/S/providers/Microsoft.Network/locations/L/operations/ID
+      if (low.size() == 8 && "locations".equals(low.get(4)) && "operations".equals(low.get(6)) && "GET".equals(method)) {
+        return operation(seg.get(7));
+      }
+      boolean inRg = low.size() > 3 && "resourcegroups".equals(low.get(2));
+      int p = inRg ? 4 : 2; // index of "providers"
+      if (low.size() <= p + 2 || !"providers".equals(low.get(p))) {
+        throw new ArmError(404, "InvalidResourceType", "unsupported path " + path);
+      }
+      String rg = inRg ? seg.get(3) : null;
+      String type = low.get(p + 2);
+      List<String> rest = seg.subList(p + 3, seg.size());
+      List<String> restLow = low.subList(p + 3, low.size());
+      if (!"GET".equals(method) && !("PUT".equals(method) && "networkinterfaces".equals(type) && rest.size() == 1)) {
+        throw new ArmError(405, "MethodNotAllowed", method + " is not served by the fake for " + path);
+      }
+      switch (type) {
+        case "virtualmachines":
+          if (rest.isEmpty()) {
+            return page(vms.values().stream().filter(v -> rg == null || v.rg.equalsIgnoreCase(rg))
+                .map(this::vmJson).toList(), rawPath, q);
+          }
+          if (rest.size() == 1) {
+            Vm vm = vms.get(((inRg ? "/subscriptions/" + subscription + "/resourceGroups/" + rg
+                + "/providers/Microsoft.Compute/virtualMachines/" : "") + rest.get(0)).toLowerCase(Locale.ROOT));
+            if (vm == null) {
+              throw notFound("Microsoft.Compute/virtualMachines", rest.get(0), rg);
+            }
+            return Answer.ok(vmJson(vm));
+          }
+          break;
+        case "networkinterfaces":
+          if (rg != null && rest.size() >= 1) {
+            String key = ("/subscriptions/" + subscription + "/resourceGroups/" + rg
+                + "/providers/Microsoft.Network/networkInterfaces/" + rest.get(0)).toLowerCase(Locale.ROOT);
+            if ("PUT".equals(method)) {
+              return putNic(key, rg, rest.get(0), headers, body);
+            }
+            Nic nic = nics.get(key);
+            if (nic == null) {
+              throw notFound("Microsoft.Network/networkInterfaces", rest.get(0), rg);
+            }
+            if (rest.size() == 1) {
+              advanceByResourcePoll(nic);
+              return new Answer(200, nicJson(nic), Map.of("ETag", nic.etag));
+            }
+            if (rest.size() >= 2 && "ipconfigurations".equals(restLow.get(1))) {
+              List<JsonNode> cfgs = nic.configs.stream().map(c -> (JsonNode) configJson(nic, c)).toList();
+              if (rest.size() == 2) {
+                ObjectNode out = F.objectNode();
+                out.putArray("value").addAll(cfgs);
+                return Answer.ok(out);
+              }
+              return Answer.ok(cfgs.stream().filter(c -> c.get("name").asText().equalsIgnoreCase(rest.get(2)))
+                  .findFirst().orElseThrow(() -> notFound("ipConfigurations", rest.get(2), rg)));
+            }
+          }
+          break;
+        case "virtualnetworks":
+          if (rest.isEmpty()) {
+            return page(vnets.values().stream().filter(v -> rg == null || v.rg.equalsIgnoreCase(rg))
+                .map(v -> vnetJson(v, false)).toList(), rawPath, q);
+          }
+          if (rg != null) {
+            Vnet v = vnets.get(("/subscriptions/" + subscription + "/resourceGroups/" + rg
+                + "/providers/Microsoft.Network/virtualNetworks/" + rest.get(0)).toLowerCase(Locale.ROOT));
+            if (v == null) {
+              throw notFound("Microsoft.Network/virtualNetworks", rest.get(0), rg);
+            }
+            String expand = q.getOrDefault("$expand", "");
+            if (rest.size() == 1) {
+              return Answer.ok(vnetJson(v, expand.equalsIgnoreCase("subnets/ipConfigurations")));
+            }
+            switch (restLow.get(1)) {
+              case "subnets":
+                if (rest.size() == 2) {
+                  ObjectNode out = F.objectNode();
+                  v.subnets.values().forEach(s -> out.withArray("value").add(subnetJson(s, false)));
+                  out.withArray("value");
+                  return Answer.ok(out);
+                }
+                Subnet s = v.subnets.get(restLow.get(2));
+                if (s == null) {
+                  throw notFound("subnets", rest.get(2), rg);
+                }
+                return Answer.ok(subnetJson(s, expand.equalsIgnoreCase("ipConfigurations")));
+              case "checkipaddressavailability":
+                return checkIp(v, q.get("ipaddress"));
+              case "usages":
+                return usages(v);
+              default:
+                break;
+            }
+          }
+          break;
+        case "loadbalancers":
+          if (rg != null && !rest.isEmpty()) {
+            Lb lb = lbs.get(("/subscriptions/" + subscription + "/resourceGroups/" + rg
+                + "/providers/Microsoft.Network/loadBalancers/" + rest.get(0)).toLowerCase(Locale.ROOT));
+            if (lb == null) {
+              throw notFound("Microsoft.Network/loadBalancers", rest.get(0), rg);
+            }
+            if (rest.size() == 1) {
+              return Answer.ok(lbJson(lb));
+            }
+            if (rest.size() == 3 && "backendaddresspools".equals(restLow.get(1))) {
+              String pool = lb.pools.get(restLow.get(2));
+              if (pool == null) {
+                throw notFound("backendAddressPools", rest.get(2), rg);
+              }
+              return Answer.ok(poolJson(lb, pool));
+            }
+          }
+          break;
+        default:
+          break;
+      }
+      throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + method + " " + path);
+    }
+  }
+
+  private ArmError notFound(String type, String name, String rg) {
+    return new ArmError(404, "ResourceNotFound", "The Resource '" + type + "/" + name + "' under resource group '"
+        + rg + "' was not found.");
+  }
+
+  private Answer page(List<ObjectNode> all, String rawPath, Map<String, String> q) {
+    int skip = Integer.parseInt(q.getOrDefault("$skiptoken", "0"));
+    ObjectNode out = F.objectNode();
+    ArrayNode value = out.putArray("value");
+    all.stream().skip(skip).limit(pageSize).forEach(value::add);
+    if (skip + pageSize < all.size()) {
+      out.put("nextLink", endpoint().resolve(rawPath) + "?api-version=" + q.get("api-version") + "&$skiptoken="
+          + (skip + pageSize));
+    }
+    return Answer.ok(out);
+  }
+
+  // ---------------------------------------------------------------- JSON views
+
+  private ObjectNode vmJson(Vm vm) {
+    ObjectNode o = F.objectNode().put("name", vm.name).put("id", vm.id()).put("type", "Microsoft.Compute/virtualMachines")
+        .put("location", location);
+    ObjectNode props = o.putObject("properties").put("vmId", UUID.nameUUIDFromBytes(vm.id().getBytes(StandardCharsets.UTF_8))
+        .toString()).put("provisioningState", "Succeeded");
+    props.putObject("osProfile").put("computerName", vm.name);
+    props.putObject("hardwareProfile").put("vmSize", "Standard_D2s_v3");
+    ArrayNode refs = props.putObject("networkProfile").putArray("networkInterfaces");
+    String primary = vm.nics.get(vm.nics.size() - 1);
+    for (String n : vm.nics) {
+      ObjectNode r = refs.addObject().put("id", n);
+      if (vm.nics.size() > 1 || vm.primaryFlagged) {
+        r.putObject("properties").put("primary", n.equals(primary));
+      }
+    }
+    return o;
+  }
+
+  private ObjectNode nicJson(Nic nic) {
+    ObjectNode o = F.objectNode().put("name", nic.name).put("id", nic.id()).put("etag", nic.etag)
+        .put("type", "Microsoft.Network/networkInterfaces").put("location", location);
+    o.set("tags", nic.tags.deepCopy());
+    ObjectNode props = o.putObject("properties").put("provisioningState", nic.state).put("resourceGuid", nic.guid)
+        .put("macAddress", "00-0D-3A-" + String.format("%02X-%02X-%02X", nic.guid.charAt(0) & 0xff,
+            nic.guid.charAt(1) & 0xff, nic.guid.charAt(2) & 0xff))
+        .put("primary", true).put("enableIPForwarding", false).put("enableAcceleratedNetworking", false)
+        .put("nicType", "Standard");
+    if (nic.vmId != null) {
+      props.putObject("virtualMachine").put("id", nic.vmId);
+      Vm vm = vms.get(nic.vmId.toLowerCase(Locale.ROOT));
+      props.put("primary", vm != null && vm.nics.get(vm.nics.size() - 1).equalsIgnoreCase(nic.id()));
+    }
+    ObjectNode dns = props.putObject("dnsSettings");
+    dns.putArray("dnsServers");
+    dns.putArray("appliedDnsServers");
+    ArrayNode cfgs = props.putArray("ipConfigurations");
+    nic.configs.forEach(c -> cfgs.add(configJson(nic, c)));
+    return o;
+  }
+
+  private ObjectNode configJson(Nic nic, ObjectNode stored) {
+    ObjectNode c = F.objectNode().put("name", stored.get("name").asText())
+        .put("id", nic.id() + "/ipConfigurations/" + stored.get("name").asText()).put("etag", nic.etag)
+        .put("type", "Microsoft.Network/networkInterfaces/ipConfigurations");
+    ObjectNode props = stored.get("properties").deepCopy();
+    props.put("provisioningState", nic.state);
+    c.set("properties", props);
+    return c;
+  }
+
+  private ObjectNode vnetJson(Vnet v, boolean expand) {
+    ObjectNode o = F.objectNode().put("name", v.name).put("id", v.id()).put("etag", "W/\"" + UUID.nameUUIDFromBytes(
+        v.id().getBytes(StandardCharsets.UTF_8)) + "\"").put("type", "Microsoft.Network/virtualNetworks")
+        .put("location", location);
+    ObjectNode props = o.putObject("properties").put("provisioningState", "Succeeded");
+    ArrayNode space = props.putObject("addressSpace").putArray("addressPrefixes");
+    v.prefixes.forEach(space::add);
+    ArrayNode subnets = props.putArray("subnets");
+    v.subnets.values().forEach(s -> subnets.add(subnetJson(s, expand)));
+    return o;
+  }
+
+  /** Everything holding an address in the subnet: {id, ip}. */
+  private List<String[]> holdersIn(Subnet s) {
+    List<String[]> out = new ArrayList<>();
+    for (Nic nic : nics.values()) {
+      for (ObjectNode c : nic.configs) {
+        if (c.path("properties").path("subnet").path("id").asText().equalsIgnoreCase(s.id())) {
+          out.add(new String[] {nic.id() + "/ipConfigurations/" + c.get("name").asText(),
+              c.path("properties").path("privateIPAddress").asText()});
+        }
+      }
+    }
+    for (Lb lb : lbs.values()) {
+      for (String[] fe : lb.frontends) {
+        if (fe[1].equalsIgnoreCase(s.id())) {
+          out.add(new String[] {lb.id() + "/frontendIPConfigurations/" + fe[0], fe[2]});
+        }
+      }
+    }
+    for (String[] h : otherHolders) {
+      if (h[1].equalsIgnoreCase(s.id())) {
+        out.add(new String[] {h[0], h[2]});
+      }
+    }
+    return out;
+  }
+
+  private ObjectNode subnetJson(Subnet s, boolean expand) {
+    ObjectNode o = F.objectNode().put("name", s.name).put("id", s.id()).put("etag", "W/\"" + UUID.nameUUIDFromBytes(
+        s.id().getBytes(StandardCharsets.UTF_8)) + "\"").put("type", "Microsoft.Network/virtualNetworks/subnets");
+    ObjectNode props = o.putObject("properties").put("provisioningState", "Succeeded");
+    if (s.prefixes.size() == 1) {
+      props.put("addressPrefix", s.prefixes.get(0).text());
+    } else {
+      ArrayNode ps = props.putArray("addressPrefixes");
+      s.prefixes.forEach(c -> ps.add(c.text()));
+    }
+    ArrayNode cfgs = props.putArray("ipConfigurations");
+    for (String[] h : holdersIn(s)) {
+      // Azure upper-cases these references
+      ObjectNode ref = cfgs.addObject().put("id", h[0].toUpperCase(Locale.ROOT));
+      if (expand) {
+        ref.putObject("properties").put("privateIPAddress", h[1]).put("provisioningState", "Succeeded");
+      }
+    }
+    if (cfgs.isEmpty()) {
+      props.remove("ipConfigurations");
+    }
+    return o;
+  }
+
+  private Answer checkIp(Vnet v, String ip) {
+    if (ip == null || !Cidr.isAddress(ip)) {
+      throw new ArmError(400, "InvalidRequestFormat", "ipAddress is required");
+    }
+    Subnet s = v.subnets.values().stream().filter(x -> x.prefixFor(ip).isPresent()).findFirst()
+        .orElseThrow(() -> new ArmError(400, "PrivateIPAddressNotInSubnet", ip + " is in no subnet of " + v.id()));
+    Cidr prefix = s.prefixFor(ip).orElseThrow();
+    boolean available = !prefix.reserved(ip) && holderOf(ip, null).isEmpty() && !quarantined(ip);
+    ObjectNode out = F.objectNode().put("available", available);
+    if (!available) {
+      ArrayNode alt = out.putArray("availableIPAddresses");
+      BigInteger n = prefix.base().add(BigInteger.valueOf(4));
+      while (alt.size() < 5 && n.compareTo(prefix.last()) < 0) {
+        String cand = Cidr.toText(n, prefix.v4());
+        if (holderOf(cand, null).isEmpty() && !quarantined(cand)) {
+          alt.add(cand);
+        }
+        n = n.add(BigInteger.ONE);
+      }
+    }
+    return Answer.ok(out);
+  }
+
+  private Answer usages(Vnet v) {
+    ObjectNode out = F.objectNode();
+    ArrayNode value = out.putArray("value");
+    for (Subnet s : v.subnets.values()) {
+      long limit = s.prefixes.stream().filter(Cidr::v4).mapToLong(c -> c.size().longValue() - 5).sum();
+      ObjectNode u = value.addObject().put("id", s.id()).put("currentValue", holdersIn(s).size()).put("limit", limit)
+          .put("unit", "Count");
+      u.putObject("name").put("value", "SubnetSpace").put("localizedValue", "Subnet size and usage");
+    }
+    return Answer.ok(out);
+  }
+
+  private List<String> backendIpConfigurations(Lb lb, String pool) {
+    String poolId = (lb.id() + "/backendAddressPools/" + pool).toLowerCase(Locale.ROOT);
+    List<String> out = new ArrayList<>();
+    for (Nic nic : nics.values()) {
+      for (ObjectNode c : nic.configs) {
+        for (JsonNode p : c.path("properties").path("loadBalancerBackendAddressPools")) {
+          if (p.path("id").asText().equalsIgnoreCase(poolId)) {
+            out.add(nic.id() + "/ipConfigurations/" + c.get("name").asText());
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private ObjectNode poolJson(Lb lb, String pool) {
+    ObjectNode o = F.objectNode().put("name", pool).put("id", lb.id() + "/backendAddressPools/" + pool)
+        .put("etag", "W/\"" + UUID.randomUUID() + "\"").put("type", "Microsoft.Network/loadBalancers/backendAddressPools");
+    ObjectNode props = o.putObject("properties").put("provisioningState", "Succeeded");
+    ArrayNode members = props.putArray("backendIPConfigurations");
+    backendIpConfigurations(lb, pool).forEach(id -> members.addObject().put("id", id));
+    if (lb.outbound.contains(pool.toLowerCase(Locale.ROOT))) {
+      props.putObject("outboundRule").put("id", lb.id() + "/outboundRules/outbound-rule-v4");
+      props.putArray("outboundRules").addObject().put("id", lb.id() + "/outboundRules/outbound-rule-v4");
+    }
+    return o;
+  }
+
+  private ObjectNode lbJson(Lb lb) {
+    ObjectNode o = F.objectNode().put("name", lb.name).put("id", lb.id()).put("type", "Microsoft.Network/loadBalancers")
+        .put("location", location).put("etag", "W/\"" + UUID.randomUUID() + "\"");
+    o.putObject("sku").put("name", "Standard");
+    ObjectNode props = o.putObject("properties").put("provisioningState", "Succeeded");
+    ArrayNode fes = props.putArray("frontendIPConfigurations");
+    for (String[] fe : lb.frontends) {
+      ObjectNode f = fes.addObject().put("name", fe[0]).put("id", lb.id() + "/frontendIPConfigurations/" + fe[0]);
+      ObjectNode fp = f.putObject("properties").put("privateIPAddress", fe[2]).put("privateIPAllocationMethod", "Static");
+      fp.putObject("subnet").put("id", fe[1]);
+    }
+    ArrayNode pools = props.putArray("backendAddressPools");
+    lb.pools.values().forEach(p -> pools.add(poolJson(lb, p)));
+    ArrayNode rules = props.putArray("outboundRules");
+    if (!lb.outbound.isEmpty()) {
+      rules.addObject().put("name", "outbound-rule-v4").put("id", lb.id() + "/outboundRules/outbound-rule-v4");
+    }
+    props.putArray("loadBalancingRules");
+    props.putArray("probes");
+    props.putArray("inboundNatRules");
+    return o;
+  }
+
+  // ---------------------------------------------------------------- operations
+
+  private Answer operation(String id) {
+    Operation op = operations.get(id.toLowerCase(Locale.ROOT));
+    if (op == null) {
+      throw new ArmError(404, "OperationNotFound", "operation " + id + " not found");
+    }
+    op.polls++;
+    if ("InProgress".equals(op.status) && op.polls >= pollsUntilDone
+        && !Instant.now().isBefore(op.started.plus(operationTime))) {
+      finish(op);
+    }
+    ObjectNode out = F.objectNode().put("id", "/subscriptions/" + subscription + "/providers/Microsoft.Network/locations/"
+        + location + "/operations/" + op.id).put("name", op.id).put("status", op.status)
+        .put("startTime", op.started.toString());
+    Map<String, String> h = Map.of();
+    if ("InProgress".equals(op.status)) {
+      h = Map.of("Retry-After", String.valueOf(retryAfterSeconds));
+    } else {
+      out.put("endTime", Instant.now().toString());
+    }
+    if (op.failure != null && "Failed".equals(op.status)) {
+      ObjectNode err = out.putObject("error").put("code", op.failure[0]).put("message", op.failure[1]);
+      err.putArray("details");
+    }
+    return new Answer(200, out, h);
+  }
+
+  private void finish(Operation op) {
+    Nic nic = nics.get(op.nicKey);
+    if (op.failure != null) {
+      op.status = "Failed";
+      if (nic != null) {
+        nic.configs = op.rollback;
+        nic.state = "Failed";
+        nic.etag = newEtag();
+      }
+    } else {
+      op.status = "Succeeded";
+      if (nic != null) {
+        nic.state = "Succeeded";
+      }
+    }
+    if (nic != null && op.id.equals(nic.runningOperation)) {
+      nic.runningOperation = null;
+    }
+  }
+
+  private String operationUrl(String id) {
+    return endpoint() + "subscriptions/" + subscription + "/providers/Microsoft.Network/locations/" + location
+        + "/operations/" + id + "?api-version=" + NETWORK_API;
+  }
+
+  // ---------------------------------------------------------------- NIC PUT
+
+  private Answer putNic(String key, String rg, String name, Map<String, String> headers, String body) {
+    JsonNode in;
+    try {
+      in = JSON.readTree(body);
+    } catch (IOException e) {
+      throw new ArmError(400, "InvalidRequestFormat", "Cannot parse the request.");
+    }
+    if (in == null || !in.isObject() || !in.path("properties").path("ipConfigurations").isArray()) {
+      throw new ArmError(400, "InvalidRequestFormat", "Cannot parse the request.");
+    }
+    Nic nic = nics.get(key);
+    String ifMatch = headers.get("if-match");
+    String ifNoneMatch = headers.get("if-none-match");
+    if (ifMatch != null && enforceIfMatch && (nic == null ? true : !"*".equals(ifMatch) && !ifMatch.equals(nic.etag))) {
+      throw new ArmError(412, "PreconditionFailedEtagMismatch", "Precondition failed: the etag " + ifMatch
+          + " does not match the current etag of " + name + ".");
+    }
+    if ("*".equals(ifNoneMatch) && nic != null) {
+      throw new ArmError(412, "PreconditionFailed", "The resource " + name + " already exists.");
+    }
+    if (nic != null && nic.runningOperation != null) {
+      throw new ArmError(409, "AnotherOperationInProgress", "Another operation on this or dependent resource is in "
+          + "progress. To retrieve status of the operation use uri: " + operationUrl(nic.runningOperation) + ".");
+    }
+    boolean create = nic == null;
+    Nic target = create ? new Nic(rg, name) : nic;
+    String nicId = target.id();
+    List<ObjectNode> next = new ArrayList<>();
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (JsonNode c : in.path("properties").path("ipConfigurations")) {
+      if (!c.isObject() || !c.path("name").isTextual() || c.path("name").asText().isBlank()) {
+        throw new ArmError(400, "InvalidRequestFormat", "Cannot parse the request: an ipConfiguration has no name.");
+      }
+      if (!names.add(c.get("name").asText().toLowerCase(Locale.ROOT))) {
+        throw new ArmError(400, "DuplicateResourceName", "Network interface " + nicId + " has two ipConfigurations named "
+            + c.get("name").asText() + ".");
+      }
+      ObjectNode stored = F.objectNode().put("name", c.get("name").asText());
+      ObjectNode props = c.path("properties").isObject() ? ((ObjectNode) c.get("properties")).deepCopy() : F.objectNode();
+      props.remove("provisioningState"); // read-only input is ignored
+      if (!props.has("primary")) {
+        props.put("primary", false);
+      }
+      if (!props.has("privateIPAddressVersion")) {
+        props.put("privateIPAddressVersion", "IPv4");
+      }
+      stored.set("properties", props);
+      next.add(stored);
+    }
+    if (next.isEmpty()) {
+      throw new ArmError(400, "NetworkInterfaceMustHaveAtLeastOneIpConfiguration", "Network interface " + nicId
+          + " must have at least one IP configuration.");
+    }
+    if (!create) {
+      ObjectNode oldPrimary = target.configs.stream().filter(c -> c.path("properties").path("primary").asBoolean())
+          .findFirst().orElse(null);
+      if (oldPrimary != null && next.stream().noneMatch(c -> c.get("name").asText()
+          .equalsIgnoreCase(oldPrimary.get("name").asText()) && c.path("properties").path("primary").asBoolean())) {
+        throw new ArmError(400, "IpConfigDeleteNotSupported", "IP Configuration " + oldPrimary.get("name").asText()
+            + " cannot be deleted. Deletion and renaming of primary IP Configuration is not supported");
+      }
+    }
+    if (next.size() == 1) {
+      ((ObjectNode) next.get(0).get("properties")).put("primary", true);
+    }
+    long primaries = next.stream().filter(c -> c.path("properties").path("primary").asBoolean()).count();
+    if (primaries == 0) {
+      throw new ArmError(400, "NetworkInterfaceMustHaveOneOneIPConfigAsPrimary", "Network Interface " + nicId
+          + " specifies multiple IPConfigurations but none of the IPConfigurations is specified as Primary.");
+    }
+    if (primaries > 1) {
+      throw new ArmError(400, TWO_PRIMARIES_CODE, "Network Interface " + nicId + " has more than one primary "
+          + "IPConfiguration (the fake's code: Azure's is not documented).");
+    }
+    if (next.size() > nicLimit) {
+      throw new ArmError(400, NIC_LIMIT_CODE, "Network interface " + nicId + " has " + next.size()
+          + " IP configurations; the limit is " + nicLimit + " (the fake's code: Azure's is not documented).");
+    }
+    // references, addresses
+    Map<String, String> taken = new HashMap<>(); // ip -> config id within this body
+    for (ObjectNode c : next) {
+      ObjectNode props = (ObjectNode) c.get("properties");
+      String cfgId = nicId + "/ipConfigurations/" + c.get("name").asText();
+      String subnetId = props.path("subnet").path("id").asText(null);
+      Subnet s = subnetId == null ? null : subnet(subnetId).orElse(null);
+      if (s == null) {
+        throw new ArmError(400, "InvalidResourceReference", "Resource " + subnetId + " referenced by resource " + nicId
+            + " was not found. Please make sure that the referenced resource exists, and that both resources are in"
+            + " the same region.");
+      }
+      props.putObject("subnet").put("id", s.id()); // canonical casing
+      ArrayNode pools = F.arrayNode();
+      for (JsonNode p : props.path("loadBalancerBackendAddressPools")) {
+        String poolId = p.path("id").asText("");
+        Optional<String[]> lbPool = pool(poolId);
+        if (lbPool.isEmpty()) {
+          throw new ArmError(400, "InvalidResourceReference", "Resource " + poolId + " referenced by resource " + nicId
+              + " was not found. Please make sure that the referenced resource exists, and that both resources are"
+              + " in the same region.");
+        }
+        Lb lb = lbs.get(lbPool.get()[0]);
+        if (!props.path("primary").asBoolean() && lb.outbound.contains(lbPool.get()[1].toLowerCase(Locale.ROOT))) {
+          throw new ArmError(400, "OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs",
+              "OutboundRule " + lb.id() + "/outboundRules/outbound-rule-v4 cannot be used with Backend Address Pool "
+              + lb.id() + "/backendAddressPools/" + lbPool.get()[1] + " that contains Secondary IPConfig " + cfgId);
+        }
+        pools.addObject().put("id", lb.id() + "/backendAddressPools/" + lbPool.get()[1]);
+      }
+      if (props.has("loadBalancerBackendAddressPools")) {
+        props.set("loadBalancerBackendAddressPools", pools);
+      }
+      boolean v6 = "IPv6".equalsIgnoreCase(props.path("privateIPAddressVersion").asText());
+      props.put("privateIPAddressVersion", v6 ? "IPv6" : "IPv4");
+      String method = props.path("privateIPAllocationMethod").asText("Dynamic");
+      String ip = props.path("privateIPAddress").asText(null);
+      ObjectNode existing = create ? null : target.configs.stream().filter(x -> x.get("name").asText()
+          .equalsIgnoreCase(c.get("name").asText())).findFirst().orElse(null);
+      if ("Dynamic".equalsIgnoreCase(method)) {
+        String had = existing == null ? null : existing.path("properties").path("privateIPAddress").asText(null);
+        if (had != null && s.prefixFor(had).isPresent()) {
+          ip = had; // a dynamic address stays while its config does
+        } else {
+          ip = nextFree(s, !v6, target, next).orElseThrow(() -> new ArmError(400, "SubnetIsFull", "Subnet " + s.name
+              + " with address prefix " + s.prefixes.get(0).text() + " does not have enough capacity for 1 IP addresses."));
+        }
+        props.put("privateIPAddress", ip);
+        props.put("privateIPAllocationMethod", "Dynamic");
+      } else {
+        if (ip == null || !Cidr.isAddress(ip)) {
+          throw new ArmError(400, "InvalidRequestFormat", "Cannot parse the request: privateIPAddress '" + ip + "'.");
+        }
+        if (ip.contains(":") != v6) {
+          throw new ArmError(400, "PrivateIPAddressVersionMismatch", "IP configuration " + cfgId + " has address " + ip
+              + " of the wrong version.");
+        }
+        Optional<Cidr> prefix = s.prefixFor(ip);
+        if (prefix.isEmpty()) {
+          throw new ArmError(400, "PrivateIPAddressNotInSubnet", "IP configuration " + cfgId + " uses the private IP "
+              + "address " + ip + " which is outside of the subnet range " + s.id() + ".");
+        }
+        if (prefix.get().reserved(ip)) {
+          throw new ArmError(400, "PrivateIPAddressInReservedRange", "IP configuration " + cfgId + " uses the private "
+              + "IP address " + ip + " which is in a reserved range (includes an address range required by Azure).");
+        }
+        String canonical = Cidr.toText(Cidr.toNumber(ip), !v6);
+        Optional<String> holder = holderOf(canonical, target);
+        if (holder.isEmpty() && taken.containsKey(canonical)) {
+          holder = Optional.of(taken.get(canonical));
+        }
+        if (holder.isPresent()) {
+          throw new ArmError(400, "PrivateIPAddressIsAllocated", "IP configuration " + cfgId + " is using the private IP "
+              + "address " + canonical + " which is already allocated to resource " + holder.get() + ".");
+        }
+        boolean hadIt = !create && target.configs.stream().anyMatch(x -> canonical.equals(
+            x.path("properties").path("privateIPAddress").asText()));
+        if (!hadIt && quarantined(canonical)) {
+          throw new ArmError(400, "PrivateIPAddressIsAllocated", "IP configuration " + cfgId + " is using the private IP "
+              + "address " + canonical + " which is already allocated to resource (being cleaned up).");
+        }
+        props.put("privateIPAddress", canonical);
+        props.put("privateIPAllocationMethod", "Static");
+        ip = canonical;
+      }
+      taken.put(ip, cfgId);
+    }
+    if (next.stream().anyMatch(c -> "IPv6".equals(c.path("properties").path("privateIPAddressVersion").asText())
+        && c.path("properties").path("primary").asBoolean())) {
+      throw new ArmError(400, "IPv6IpConfigurationCannotBePrimary", "the primary IP configuration of " + nicId
+          + " must be IPv4.");
+    }
+    // accepted
+    List<ObjectNode> before = target.configs;
+    if (!create) {
+      java.util.Set<String> kept = new java.util.HashSet<>(taken.keySet());
+      for (ObjectNode c : before) {
+        String ip = c.path("properties").path("privateIPAddress").asText();
+        if (!kept.contains(ip)) {
+          quarantine.put(ip, Instant.now());
+        }
+      }
+    }
+    target.configs = next;
+    if (in.path("tags").isObject()) {
+      target.tags = ((ObjectNode) in.get("tags")).deepCopy();
+    }
+    target.etag = newEtag();
+    if (create) {
+      nics.put(key, target);
+    }
+    String opId = UUID.randomUUID().toString();
+    Operation op = new Operation(opId, key);
+    op.rollback = before;
+    if (!failOperations.isEmpty()) {
+      op.failure = failOperations.remove(0);
+    }
+    operations.put(opId.toLowerCase(Locale.ROOT), op);
+    Map<String, String> h = new LinkedHashMap<>();
+    h.put("Retry-After", String.valueOf(retryAfterSeconds));
+    if (putMode == PutMode.SUCCEEDED && op.failure == null) {
+      finish(op);
+    } else {
+      target.state = create ? "Creating" : "Updating";
+      target.runningOperation = opId;
+    }
+    if (putMode != PutMode.UPDATING_WITHOUT_ASYNC_HEADER) {
+      h.put("Azure-AsyncOperation", operationUrl(opId));
+    } else {
+      // the SDK then polls the NIC itself: the operation ends on the polls of the NIC
+      op.polls = 0;
+    }
+    return new Answer(create ? 201 : 200, nicJson(target), h);
+  }
+
+  /** Advances operations polled through the resource (no async header mode). */
+  private void advanceByResourcePoll(Nic nic) {
+    if (nic.runningOperation != null && putMode == PutMode.UPDATING_WITHOUT_ASYNC_HEADER) {
+      Operation op = operations.get(nic.runningOperation.toLowerCase(Locale.ROOT));
+      op.polls++;
+      if (op.polls > pollsUntilDone && !Instant.now().isBefore(op.started.plus(operationTime))) {
+        finish(op);
+      }
+    }
+  }
+
+  private Optional<Subnet> subnet(String id) {
+    String low = id.toLowerCase(Locale.ROOT);
+    int at = low.indexOf("/subnets/");
+    if (at < 0) {
+      return Optional.empty();
+    }
+    Vnet v = vnets.get(low.substring(0, at));
+    return v == null ? Optional.empty() : Optional.ofNullable(v.subnets.get(low.substring(at + "/subnets/".length())));
+  }
+
+  /** {lb key, pool name} of a pool id. */
+  private Optional<String[]> pool(String id) {
+    String low = id.toLowerCase(Locale.ROOT);
+    int at = low.indexOf("/backendaddresspools/");
+    if (at < 0) {
+      return Optional.empty();
+    }
+    Lb lb = lbs.get(low.substring(0, at));
+    if (lb == null) {
+      return Optional.empty();
+    }
+    String name = lb.pools.get(low.substring(at + "/backendaddresspools/".length()));
+    return name == null ? Optional.empty() : Optional.of(new String[] {lb.id().toLowerCase(Locale.ROOT), name});
+  }
+
+  /** Who holds {@code ip}, other than NIC {@code except}. */
+  private Optional<String> holderOf(String ip, Nic except) {
+    for (Nic nic : nics.values()) {
+      if (nic == except) {
+        continue;
+      }
+      for (ObjectNode c : nic.configs) {
+        String held = c.path("properties").path("privateIPAddress").asText("");
+        if (!held.isEmpty() && sameAddress(held, ip)) {
+          return Optional.of(nic.id() + "/ipConfigurations/" + c.get("name").asText());
+        }
+      }
+    }
+    for (Lb lb : lbs.values()) {
+      for (String[] fe : lb.frontends) {
+        if (sameAddress(fe[2], ip)) {
+          return Optional.of(lb.id() + "/frontendIPConfigurations/" + fe[0]);
+        }
+      }
+    }
+    for (String[] h : otherHolders) {
+      if (sameAddress(h[2], ip)) {
+        return Optional.of(h[0]);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean sameAddress(String a, String b) {
+    return a.contains(":") == b.contains(":") && Cidr.toNumber(a).equals(Cidr.toNumber(b));
+  }
+
+  private boolean quarantined(String ip) {
+    Instant at = quarantine.get(ip);
+    return at != null && Instant.now().isBefore(at.plus(quarantineTime));
+  }
+
+  private Optional<String> nextFree(Subnet s, boolean v4, Nic nic, List<ObjectNode> body) {
+    for (Cidr c : s.prefixes) {
+      if (c.v4() != v4) {
+        continue;
+      }
+      BigInteger n = c.base().add(BigInteger.valueOf(4));
+      BigInteger end = c.last();
+      int tries = 0;
+      while (n.compareTo(end) < 0 && tries++ < 1_000_000) {
+        String cand = Cidr.toText(n, v4);
+        boolean inBody = body.stream().anyMatch(x -> cand.equals(x.path("properties").path("privateIPAddress").asText()));
+        boolean onNic = nic.configs.stream().anyMatch(x -> cand.equals(x.path("properties").path("privateIPAddress")
+            .asText()));
+        if (!inBody && !onNic && holderOf(cand, nic).isEmpty() && !quarantined(cand)) {
+          return Optional.of(cand);
+        }
+        n = n.add(BigInteger.ONE);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static String newEtag() {
+    return "W/\"" + UUID.randomUUID() + "\"";
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}
