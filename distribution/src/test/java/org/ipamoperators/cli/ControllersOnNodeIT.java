@@ -145,6 +145,58 @@ class ControllersOnNodeIT {
     assertThat(left).isEmpty();
   }
 
+  /** Two groups select the one node: each gets its own metrics port on the node's address, both go MASTER. */
+  @Test
+  void twoGroupsShareTheNodeEachWithItsOwnMetricsPort(RealNode node, KubernetesClient client) throws Exception {
+    ChartOnNode.awaitReady(node.adminClient(), "keepalived");
+    String ns = client.getNamespace();
+    Map<String, String> vips = Map.of("pair-a", "192.0.2.110", "pair-b", "192.0.2.111");
+    List<GenericKubernetesResource> groups = new java.util.ArrayList<>();
+    for (Map.Entry<String, String> e : vips.entrySet()) {
+      GenericKubernetesResource group = new GenericKubernetesResource();
+      group.setApiVersion("redhatcop.redhat.io/v1alpha1");
+      group.setKind("KeepalivedGroup");
+      group.setMetadata(new ObjectMetaBuilder().withName(e.getKey()).withNamespace(ns).build());
+      group.setAdditionalProperty("spec", Map.of("interface", INTERFACE));
+      groups.add(client.resource(group).create());
+      client.services().resource(new ServiceBuilder().withNewMetadata().withName("svc-" + e.getKey())
+          .withAnnotations(Map.of("keepalived-operator.redhat-cop.io/keepalivedgroup", ns + "/" + e.getKey()))
+          .endMetadata().withNewSpec().withSelector(Map.of("app", e.getKey())).addNewPort().withPort(8080).endPort()
+          .withExternalIPs(e.getValue()).endSpec().build()).create();
+    }
+    try {
+      java.util.Set<Integer> ports = new java.util.HashSet<>();
+      for (String name : vips.keySet()) {
+        await().atMost(WAIT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+          var ds = client.apps().daemonSets().withName(name).get();
+          assertThat(ds).isNotNull();
+          assertThat(ds.getStatus().getNumberReady()).as("%s ready on the node", name).isEqualTo(1);
+        });
+        Pod pod = client.pods().withLabel("keepalivedGroup", name).list().getItems().get(0);
+        assertThat(pod.getSpec().getNodeName()).isEqualTo(RealNode.NODE_NAME);
+        Integer port = pod.getSpec().getContainers().stream().filter(c -> c.getName().equals("config-reloader"))
+            .flatMap(c -> c.getPorts().stream()).map(io.fabric8.kubernetes.api.model.ContainerPort::getContainerPort)
+            .findFirst().orElseThrow();
+        ports.add(port);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(client.pods().withName(pod.getMetadata().getName())
+            .inContainer("keepalived").getLog()).contains("Entering MASTER STATE"));
+        // Served on the pod's (the node's) address, not on every interface.
+        String ip = pod.getStatus().getPodIP();
+        java.net.http.HttpResponse<String> metrics = java.net.http.HttpClient.newHttpClient().send(
+            java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + ip + ":" + port + "/metrics"))
+                .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body()).contains("keepalived_up");
+      }
+      assertThat(ports).as("one metrics port per group").hasSize(2);
+      await().atMost(WAIT).untilAsserted(() -> assertThat(addresses()).contains("192.0.2.110/32", "192.0.2.111/32"));
+    } finally {
+      groups.forEach(g -> client.resource(g).delete());
+      await().atMost(WAIT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> vips.keySet().forEach(name ->
+          assertThat(client.apps().daemonSets().withName(name).get()).isNull()));
+    }
+  }
+
   @Test
   void everyControllerIsReadyLeadsAndServesMetricsAndAStandbyTakesOverFromADeletedLeader(RealNode node)
       throws Exception {
