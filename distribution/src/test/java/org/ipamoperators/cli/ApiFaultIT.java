@@ -62,7 +62,7 @@ class ApiFaultIT {
     g.setApiVersion("paas.org/v1");
     g.setKind("IPGroup");
     g.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("fault-vips").build());
-    g.setAdditionalProperty("spec", Map.of("segment", "203.0.113.0/24"));
+    g.setAdditionalProperty("spec", Map.of("segment", "198.18.12.0/24"));
     client.resource(g).create();
     client.nodes().resource(new NodeBuilder().withNewMetadata().withName("fault-w1")
         .addToLabels("fault-zone", "a").endMetadata().build()).create();
@@ -70,7 +70,7 @@ class ApiFaultIT {
     ObjectMeta meta = new ObjectMeta();
     meta.setName("fault");
     ipam.setMetadata(meta);
-    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("198.51.100.0/24", "a", null)), "fault-zone",
+    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("198.18.13.0/24", "a", null)), "fault-zone",
         new LabelSelectorBuilder().build(), null, null, null));
     client.resource(ipam).create();
     int services = 60;
@@ -133,8 +133,8 @@ class ApiFaultIT {
           ClusterFacts facts = ClusterFacts.read(client, Set.of("egressip", "vip"));
           findings.clear();
           LedgerAudit.audit(facts.entries(), facts.publications(), new AuditOptions(Instant.now(), Duration.ZERO))
-              .findings().stream().filter(f -> f.resource().value().startsWith("203.0.113.")
-                  || f.resource().value().startsWith("198.51.100.")).forEach(findings::add);
+              .findings().stream().filter(f -> f.resource().value().startsWith("198.18.12.")
+                  || f.resource().value().startsWith("198.18.13.")).forEach(findings::add);
           return findings.isEmpty();
         });
         String summary = String.format("seed %d, faults injected %s, requests forwarded %d, converged in %s",
@@ -147,11 +147,11 @@ class ApiFaultIT {
             .as("faults were injected").isPositive();
       }
     } finally {
-      client.services().inNamespace(ns).delete();
+      ReliabilityCleanup.services(client, ns);
       client.resources(org.ipamoperators.vip.api.IPGroup.class).withName("fault-vips").delete();
       client.resources(EgressIPAM.class).withName("fault").delete();
       client.nodes().withName("fault-w1").delete();
-      client.namespaces().withLabel("burst", "fault").delete();
+      ReliabilityCleanup.namespaces(client, "burst", "fault");
     }
   }
 

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code ipam audit} on a real API server, with a cluster state made by hand to hold each kind of
+ * {@code ipam audit} on a real API server (its addresses are data only, from 198.18.14.0/24, which no other test uses,
+ * because the audit reads the whole shared apiserver), with a cluster state made by hand to hold each kind of
  * problem once beside a healthy assignment: the report names each, exits 1, and {@code --repair}
  * releases only the claim of an owner that is gone.
  */
@@ -43,79 +44,80 @@ class AuditIT {
       Namespace ns, @TempDir Path dir) throws Exception {
     String n = ns.getMetadata().getName();
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
-    // Healthy: web holds 203.0.113.10, claimed and shown by web only.
-    claim("203.0.113.10", new ClaimOwner("vip", "Service", n, "web", null), client);
-    publish(client, service(client, n, "web"), "203.0.113.10");
-    // Duplicate: 203.0.113.11 is claimed by a and shown by a and b.
-    claim("203.0.113.11", new ClaimOwner("vip", "Service", n, "a", null), client);
-    publish(client, service(client, n, "a"), "203.0.113.11");
-    publish(client, service(client, n, "b"), "203.0.113.11");
+    // Healthy: web holds 198.18.14.10, claimed and shown by web only.
+    claim("198.18.14.10", new ClaimOwner("vip", "Service", n, "web", null), client);
+    publish(client, service(client, n, "web"), "198.18.14.10");
+    // Duplicate: 198.18.14.11 is claimed by a and shown by a and b.
+    claim("198.18.14.11", new ClaimOwner("vip", "Service", n, "a", null), client);
+    publish(client, service(client, n, "a"), "198.18.14.11");
+    publish(client, service(client, n, "b"), "198.18.14.11");
     // Orphan: a namespace shows an egress IP nobody claimed.
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(n + "-pay")
-        .addToAnnotations(EgressAnnotations.EGRESSIPS, "192.0.2.20").endMetadata().build()).create();
+        .addToAnnotations(EgressAnnotations.EGRESSIPS, "198.18.14.20").endMetadata().build()).create();
     // The NetNamespace agrees with the annotation: one holder, not a duplicate.
     client.genericKubernetesResources("network.openshift.io/v1", "NetNamespace").resource(
         new GenericKubernetesResourceBuilder().withApiVersion("network.openshift.io/v1").withKind("NetNamespace")
             .withNewMetadata().withName(n + "-pay").endMetadata()
             .addToAdditionalProperties("netname", n + "-pay").addToAdditionalProperties("netid", 7)
-            .addToAdditionalProperties("egressIPs", List.of("192.0.2.20")).build()).create();
+            .addToAdditionalProperties("egressIPs", List.of("198.18.14.20")).build()).create();
     // Leaks: one owner gone (safe to release), one alive (only reported).
-    claim("192.0.2.30", new ClaimOwner("egressip", "Namespace", null, n + "-gone", null), client);
-    claim("192.0.2.31", new ClaimOwner("egressip", "Namespace", null, n, null), client);
+    claim("198.18.14.30", new ClaimOwner("egressip", "Namespace", null, n + "-gone", null), client);
+    claim("198.18.14.31", new ClaimOwner("egressip", "Namespace", null, n, null), client);
 
     IpamRun first = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "-o", "json");
     assertThat(first.exit()).as(first.err()).isEqualTo(1);
     // The API server is shared with other test classes: only this test's addresses are looked at.
     JsonNode report = JSON.readTree(first.out());
-    assertThat(kinds(report, "203.0.113.10")).isEmpty();
-    assertThat(kinds(report, "203.0.113.11")).containsExactly("DUPLICATE", "DRIFT");
-    assertThat(kinds(report, "192.0.2.20")).containsExactly("ORPHAN");
-    assertThat(kinds(report, "192.0.2.30")).containsExactly("LEAK");
-    assertThat(kinds(report, "192.0.2.31")).containsExactly("LEAK");
+    assertThat(kinds(report, "198.18.14.10")).isEmpty();
+    assertThat(kinds(report, "198.18.14.11")).containsExactly("DUPLICATE", "DRIFT");
+    assertThat(kinds(report, "198.18.14.20")).containsExactly("ORPHAN");
+    assertThat(kinds(report, "198.18.14.30")).containsExactly("LEAK");
+    assertThat(kinds(report, "198.18.14.31")).containsExactly("LEAK");
     assertThat(report.path("findings").toString())
-        .contains("203.0.113.11 is published by 2 holders")
+        .contains("198.18.14.11 is published by 2 holders")
         .contains("no ledger claims it");
-    assertThat(report.path("safeRepairs")).hasSize(1);
-    assertThat(report.path("safeRepairs").get(0).path("claim").asText()).isEqualTo("IPClaim " + name("192.0.2.30"));
-    assertThat(client.resources(IPClaim.class).withName(name("192.0.2.30")).get()).as("no repair without --repair").isNotNull();
+    List<String> safe = new java.util.ArrayList<>();
+    report.path("safeRepairs").forEach(r -> safe.add(r.path("claim").asText()));
+    assertThat(safe).contains("IPClaim " + name("198.18.14.30")).doesNotContain("IPClaim " + name("198.18.14.31"));
+    assertThat(client.resources(IPClaim.class).withName(name("198.18.14.30")).get()).as("no repair without --repair").isNotNull();
 
     IpamRun repaired = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "--repair");
-    assertThat(repaired.out()).contains("repaired: IPClaim " + name("192.0.2.30") + " released");
-    assertThat(client.resources(IPClaim.class).withName(name("192.0.2.30")).get()).isNull();
-    for (String kept : List.of("203.0.113.10", "203.0.113.11", "192.0.2.31")) {
+    assertThat(repaired.out()).contains("repaired: IPClaim " + name("198.18.14.30") + " released");
+    assertThat(client.resources(IPClaim.class).withName(name("198.18.14.30")).get()).isNull();
+    for (String kept : List.of("198.18.14.10", "198.18.14.11", "198.18.14.31")) {
       assertThat(client.resources(IPClaim.class).withName(name(kept)).get()).as(kept).isNotNull();
     }
 
     IpamRun after = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "-o", "json");
     JsonNode again = JSON.readTree(after.out());
-    assertThat(kinds(again, "192.0.2.30")).isEmpty();
-    assertThat(kinds(again, "192.0.2.31")).containsExactly("LEAK");
-    assertThat(again.path("safeRepairs").toString()).doesNotContain(name("192.0.2.31"));
+    assertThat(kinds(again, "198.18.14.30")).isEmpty();
+    assertThat(kinds(again, "198.18.14.31")).containsExactly("LEAK");
+    assertThat(again.path("safeRepairs").toString()).doesNotContain(name("198.18.14.31"));
 
     // The default grace: claims made a moment ago are work in progress, not leaks.
     IpamRun young = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "-o", "json");
-    assertThat(kinds(JSON.readTree(young.out()), "192.0.2.31")).isEmpty();
+    assertThat(kinds(JSON.readTree(young.out()), "198.18.14.31")).isEmpty();
   }
 
   @Test
   void anAgreeingClusterIsCleanAndExitsZero(KubeApiServer server, KubernetesClient client, Namespace ns,
       @TempDir Path dir) throws Exception {
     String n = ns.getMetadata().getName();
-    claim("198.51.100.5", new ClaimOwner("vip", "Service", n, "only", null), client);
-    publish(client, service(client, n, "only"), "198.51.100.5");
+    claim("198.18.14.5", new ClaimOwner("vip", "Service", n, "only", null), client);
+    publish(client, service(client, n, "only"), "198.18.14.5");
     IpamRun run = IpamRun.of("audit", "--kubeconfig", OperatorRun.writeKubeconfig(dir, server.kubeconfig()).toString(),
         "--leak-grace", "1ms", "-o", "json");
     assertThat(run.err()).isEmpty();
     JsonNode report = JSON.readTree(run.out());
     assertThat(report.path("claims").asInt()).isPositive();
-    assertThat(kinds(report, "198.51.100.5")).isEmpty();
+    assertThat(kinds(report, "198.18.14.5")).isEmpty();
     // Taken away, the publication leaves a leak; the claim is the owner's, so nothing is repaired.
     Service only = client.services().inNamespace(n).withName("only").get();
     only.getStatus().getLoadBalancer().setIngress(List.of());
     client.services().inNamespace(n).resource(only).updateStatus();
     JsonNode later = JSON.readTree(IpamRun.of("audit", "--kubeconfig",
         OperatorRun.writeKubeconfig(dir, server.kubeconfig()).toString(), "--leak-grace", "1ms", "-o", "json").out());
-    assertThat(kinds(later, "198.51.100.5")).containsExactly("LEAK");
+    assertThat(kinds(later, "198.18.14.5")).containsExactly("LEAK");
   }
 
   @Test
@@ -131,19 +133,19 @@ class AuditIT {
   void theOperatorsLoopExportsFindingsRecordsEventsOnTheObjectsAtFaultAndRepairs(KubernetesClient client,
       Namespace ns) {
     String n = ns.getMetadata().getName();
-    claim("198.51.100.40", new ClaimOwner("vip", "Service", n, "first", null), client);
-    publish(client, service(client, n, "first"), "198.51.100.40");
-    publish(client, service(client, n, "second"), "198.51.100.40");
-    claim("198.51.100.41", new ClaimOwner("vip", "Service", n, "deleted-long-ago", null), client);
+    claim("198.18.14.40", new ClaimOwner("vip", "Service", n, "first", null), client);
+    publish(client, service(client, n, "first"), "198.18.14.40");
+    publish(client, service(client, n, "second"), "198.18.14.40");
+    claim("198.18.14.41", new ClaimOwner("vip", "Service", n, "deleted-long-ago", null), client);
     var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     var loop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, java.util.Set.of("vip"),
         java.time.Duration.ofHours(1), java.time.Duration.ofMillis(1), () -> true, java.time.Clock.systemUTC());
     var report = loop.runOnce();
-    assertThat(report.findings()).anySatisfy(f -> assertThat(f.resource().value()).isEqualTo("198.51.100.40"));
+    assertThat(report.findings()).anySatisfy(f -> assertThat(f.resource().value()).isEqualTo("198.18.14.40"));
     assertThat(registry.get("ipam_audit_findings").tag("kind", "duplicate").gauge().value()).isGreaterThanOrEqualTo(1);
     assertThat(registry.get("ipam_audit_repairs").counter().count()).isGreaterThanOrEqualTo(1);
-    assertThat(client.resources(IPClaim.class).withName(name("198.51.100.41")).get()).isNull();
-    assertThat(client.resources(IPClaim.class).withName(name("198.51.100.40")).get()).isNotNull();
+    assertThat(client.resources(IPClaim.class).withName(name("198.18.14.41")).get()).isNull();
+    assertThat(client.resources(IPClaim.class).withName(name("198.18.14.40")).get()).isNotNull();
     org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
       var events = client.v1().events().inNamespace(n).list().getItems();
       // The duplicate is told on both Services; the drift only on the one the ledger does not name.

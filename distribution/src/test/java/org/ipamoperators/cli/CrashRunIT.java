@@ -49,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster shows is checked for an address on two owners and for an owner whose address changed; at
  * the end the audit must find nothing at all for the run's addresses (no duplicate, leak, orphan or
  * drift). The seed is printed and can be replayed with {@code -Dipam.reliability.seed}; the number of
- * kills per run is {@code -Dipam.reliability.kills} (3 by default, more in the reliability profile).
+ * kills per run is {@code -Dipam.reliability.kills} (3 by default). Addresses are data only (198.18.10-11.0/24),
+ * no other test's, since the audit reads the whole shared apiserver.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
@@ -89,7 +90,7 @@ class CrashRunIT {
     g.setApiVersion("paas.org/v1");
     g.setKind("IPGroup");
     g.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(group).build());
-    g.setAdditionalProperty("spec", Map.of("segment", "203.0.113.0/24"));
+    g.setAdditionalProperty("spec", Map.of("segment", "198.18.10.0/24"));
     client.resource(g).create();
     String ns = client.getNamespace();
     int count = 120;
@@ -108,10 +109,10 @@ class CrashRunIT {
               }
             }
             return shown;
-          }, ip -> ip.startsWith("203.0.113."));
+          }, ip -> ip.startsWith("198.18.10."));
       assertClean(r);
     } finally {
-      client.services().inNamespace(ns).delete();
+      ReliabilityCleanup.services(client, ns);
       client.resources(org.ipamoperators.vip.api.IPGroup.class).withName(group).delete();
     }
   }
@@ -125,7 +126,7 @@ class CrashRunIT {
     ObjectMeta meta = new ObjectMeta();
     meta.setName("crash");
     ipam.setMetadata(meta);
-    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("198.51.100.0/24", "a", null)), "crash-zone",
+    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("198.18.11.0/24", "a", null)), "crash-zone",
         new LabelSelectorBuilder().build(), null, null, null));
     client.resource(ipam).create();
     int count = 100;
@@ -143,12 +144,12 @@ class CrashRunIT {
               }
             }
             return shown;
-          }, ip -> ip.startsWith("198.51.100."));
+          }, ip -> ip.startsWith("198.18.11."));
       assertClean(r);
     } finally {
       client.resources(EgressIPAM.class).withName("crash").delete();
       client.nodes().withName("crash-w1").delete();
-      client.namespaces().withLabel("burst", "crash").delete();
+      ReliabilityCleanup.namespaces(client, "burst", "crash");
     }
   }
 
