@@ -32,7 +32,8 @@ class ControllerImagesIT {
     Image keepalived = Image.read(Path.of(System.getProperty("ipam.image.keepalived")), dir.resolve("keepalived"));
 
     assertThat(egressip.libs()).anyMatch(l -> l.startsWith("ec2-")).anyMatch(l -> l.startsWith("cloud-aws-"))
-        .anyMatch(l -> l.startsWith("sts-"));
+        .anyMatch(l -> l.startsWith("sts-")).anyMatch(l -> l.startsWith("cloud-azure-"))
+        .anyMatch(l -> l.startsWith("azure-resourcemanager-network-"));
     String sdkVersion = egressip.libs().stream().filter(l -> l.startsWith("ec2-")).findFirst().orElseThrow()
         .replaceAll("^ec2-(.*)\\.jar$", "$1");
     for (Image lean : List.of(vip, keepalived)) {
@@ -40,6 +41,7 @@ class ControllerImagesIT {
           .noneMatch(l -> l.endsWith("-" + sdkVersion + ".jar"))
           .noneMatch(l -> l.startsWith("cloud-aws-") || l.startsWith("openshift-model-")
               || l.startsWith("eventstream-") || l.startsWith("reactive-streams-"))
+          .noneMatch(l -> l.startsWith("azure-") || l.startsWith("cloud-azure-") || l.startsWith("msal4j"))
           .anyMatch(l -> l.startsWith("controller-vip-")).anyMatch(l -> l.startsWith("controller-keepalived-"))
           .anyMatch(l -> l.startsWith("kubernetes-client-"));
       assertThat(lean.layers().get(0)).as("the base layer is shared").isEqualTo(egressip.layers().get(0));
