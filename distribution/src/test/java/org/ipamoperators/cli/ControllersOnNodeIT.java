@@ -182,11 +182,14 @@ class ControllersOnNodeIT {
             .inContainer("keepalived").getLog()).contains("Entering MASTER STATE"));
         // Served on the pod's (the node's) address, not on every interface.
         String ip = pod.getStatus().getPodIP();
-        java.net.http.HttpResponse<String> metrics = java.net.http.HttpClient.newHttpClient().send(
-            java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + ip + ":" + port + "/metrics"))
-                .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
-        assertThat(metrics.statusCode()).isEqualTo(200);
-        assertThat(metrics.body()).contains("keepalived_up");
+        // The reloader's HTTP server may come up a moment after keepalived's first MASTER line.
+        await().atMost(WAIT).pollInterval(Duration.ofSeconds(1)).ignoreExceptions().untilAsserted(() -> {
+          java.net.http.HttpResponse<String> metrics = java.net.http.HttpClient.newHttpClient().send(
+              java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://" + ip + ":" + port + "/metrics"))
+                  .timeout(Duration.ofSeconds(10)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+          assertThat(metrics.statusCode()).isEqualTo(200);
+          assertThat(metrics.body()).contains("keepalived_up");
+        });
       }
       assertThat(ports).as("one metrics port per group").hasSize(2);
       await().atMost(WAIT).untilAsserted(() -> assertThat(addresses()).contains("192.0.2.110/32", "192.0.2.111/32"));
