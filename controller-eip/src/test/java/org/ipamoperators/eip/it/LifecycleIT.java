@@ -5,23 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.Operator;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
 import org.ipamoperators.eip.api.EipV1;
-import org.ipamoperators.testsupport.kube.KubeApiServer;
-import org.ipamoperators.testsupport.kube.KubeApiTest;
-import org.ipamoperators.testsupport.moto.MotoServer;
-import org.ipamoperators.testsupport.moto.MotoTest;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.ec2.model.Address;
 import software.amazon.awssdk.services.ec2.model.DomainType;
@@ -33,26 +25,7 @@ import software.amazon.awssdk.services.ec2.model.TagSpecification;
  * Allocation and ownership across restarts and takeovers: scenarios 2 (crash after AllocateAddress), 3, 5, 6, 18, 19,
  * 20, the takeover of a cluster the old operator ran, and per-object AWS failures.
  */
-@KubeApiTest(crds = {"META-INF/fabric8/eips.materialize.cloud-v1.yml",
-    "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml"})
-@MotoTest
-class LifecycleIT {
-  static final Duration WAIT = Duration.ofSeconds(30);
-  private EipWorld world;
-  private KubeApiServer server;
-  private MotoServer moto;
-
-  @BeforeEach
-  void setUp(KubernetesClient client, KubeApiServer server, MotoServer moto) {
-    this.world = new EipWorld(client, moto);
-    this.server = server;
-    this.moto = moto;
-  }
-
-  @AfterEach
-  void tearDown() {
-    world.close();
-  }
+class LifecycleIT extends EipIT {
 
   /** An address as the old operator allocated it for an Eip: its tags, UID included. */
   private Address oldOperatorsAddress(Eip eip, String podName, String cluster) {

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -14,12 +13,6 @@ import java.util.Set;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
-import org.ipamoperators.testsupport.kube.KubeApiServer;
-import org.ipamoperators.testsupport.kube.KubeApiTest;
-import org.ipamoperators.testsupport.moto.MotoServer;
-import org.ipamoperators.testsupport.moto.MotoTest;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.ec2.model.Address;
 
@@ -27,27 +20,8 @@ import software.amazon.awssdk.services.ec2.model.Address;
  * Node mode: scenarios 12 to 17. The Eips live in the test's namespace (never {@code default}) with
  * {@code NAMESPACE} unset, which is scenario 17.
  */
-@KubeApiTest(crds = {"META-INF/fabric8/eips.materialize.cloud-v1.yml",
-    "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml"})
-@MotoTest
-class NodeModeIT {
-  static final Duration WAIT = Duration.ofSeconds(30);
+class NodeModeIT extends EipIT {
   static final Map<String, String> EGRESS = Map.of("role", "egress");
-  private EipWorld world;
-  private KubeApiServer server;
-  private MotoServer moto;
-
-  @BeforeEach
-  void setUp(KubernetesClient client, KubeApiServer server, MotoServer moto) {
-    this.world = new EipWorld(client, moto);
-    this.server = server;
-    this.moto = moto;
-  }
-
-  @AfterEach
-  void tearDown() {
-    world.close();
-  }
 
   private Map<String, String> role() {
     return Map.of("role", "egress-" + world.ns.hashCode());

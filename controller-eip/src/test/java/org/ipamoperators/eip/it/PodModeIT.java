@@ -3,7 +3,6 @@ package org.ipamoperators.eip.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,36 +10,11 @@ import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
 import org.ipamoperators.eip.api.EipStatus;
-import org.ipamoperators.testsupport.kube.KubeApiServer;
-import org.ipamoperators.testsupport.kube.KubeApiTest;
-import org.ipamoperators.testsupport.moto.MotoServer;
-import org.ipamoperators.testsupport.moto.MotoTest;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.ec2.model.Address;
 
 /** Pod mode on the real apiserver and moto: scenarios 1, 2, 4, 7, 8, 9, 10, 11, 21 and 23 of the acceptance list. */
-@KubeApiTest(crds = {"META-INF/fabric8/eips.materialize.cloud-v1.yml",
-    "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml"})
-@MotoTest
-class PodModeIT {
-  static final Duration WAIT = Duration.ofSeconds(30);
-  private EipWorld world;
-  private KubeApiServer server;
-  private MotoServer moto;
-
-  @BeforeEach
-  void setUp(KubernetesClient client, KubeApiServer server, MotoServer moto) {
-    this.world = new EipWorld(client, moto);
-    this.server = server;
-    this.moto = moto;
-  }
-
-  @AfterEach
-  void tearDown() {
-    world.close();
-  }
+class PodModeIT extends EipIT {
 
   private static Address only(List<Address> addresses) {
     assertThat(addresses).hasSize(1);
