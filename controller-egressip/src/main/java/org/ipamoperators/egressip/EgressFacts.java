@@ -5,16 +5,22 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.failover.HealthObservation;
 import org.ipamoperators.egressip.api.EgressAnnotations;
+import org.ipamoperators.egressip.api.EgressIPAM;
+import org.ipamoperators.egressip.network.SdnWriter;
 import org.ipamoperators.egressip.plan.ClaimFact;
+import org.ipamoperators.egressip.plan.EgressInputs;
 import org.ipamoperators.egressip.plan.NamespaceState;
 import org.ipamoperators.egressip.plan.NodeFacts;
 import org.slf4j.Logger;
@@ -120,5 +126,25 @@ public final class EgressFacts {
         : Instant.parse(c.getMetadata().getCreationTimestamp());
     return new ClaimFact(ip, c.getSpec().pool(), c.getSpec().owner().name(), c.getSpec().owner().describe(),
         "true".equals(labels(c).get(LABEL_PUBLISHED)), created);
+  }
+
+  /**
+   * The inputs of one decision about an EgressIPAM from a set of cluster objects, on a platform
+   * that needs no cloud API (nothing to describe, no foreign addresses to list): what {@code ipam
+   * plan} decides from a file of objects, read exactly as the reconciler reads the cluster.
+   */
+  public static EgressInputs inputs(EgressIPAM ipam, Collection<Namespace> namespaces, Collection<Node> nodes,
+      Collection<IPClaim> claims, Collection<HostSubnet> subnets) {
+    String name = ipam.getMetadata().getName();
+    List<NamespaceState> wanting = namespaces.stream()
+        .filter(ns -> optsIn(ns, name) && ns.getMetadata().getDeletionTimestamp() == null)
+        .map(EgressFacts::namespace).toList();
+    List<ClaimFact> facts = claims.stream().map(EgressFacts::claim).filter(Objects::nonNull).toList();
+    Map<String, Set<Ip>> hosting = SdnWriter.hosting(subnets);
+    Map<String, Ip> hostIps = SdnWriter.hostIps(subnets);
+    List<NodeFacts> nodeFacts = nodes.stream().map(n -> node(n, hostIps.get(n.getMetadata().getName()),
+        hosting.getOrDefault(n.getMetadata().getName(), Set.of()), null)).toList();
+    return new EgressInputs(name, ipam.getSpec(), wanting, facts, nodeFacts, EgressInputs.PlatformNetwork.BARE_METAL,
+        Map.of());
   }
 }
