@@ -44,19 +44,18 @@ final class PlanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String text;
+    String text = null;
     try {
       text = java.nio.file.Files.readString(file);
     } catch (java.io.IOException e) {
-      spec.commandLine().getErr().println("ipam plan: " + file + ": cannot read: " + e.getMessage());
-      return 2;
+      // the plan file reader explains it
     }
-    if (ClusterObjects.looksLikeObjects(text)) {
+    if (text != null && ClusterObjects.looksLikeObjects(text)) {
       return planObjects(text);
     }
     PlanInput input;
     try {
-      input = PlanFileReader.parse(file.toString(), text);
+      input = PlanFileReader.read(file);
     } catch (PlanFileException e) {
       spec.commandLine().getErr().println("ipam plan: " + e.getMessage());
       return 2;
