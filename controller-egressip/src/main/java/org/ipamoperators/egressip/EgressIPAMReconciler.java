@@ -3,8 +3,6 @@ package org.ipamoperators.egressip;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeAddress;
-import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -62,7 +60,6 @@ import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
-import org.ipamoperators.core.failover.HealthObservation;
 import org.ipamoperators.core.failover.NodeVerdict;
 import org.ipamoperators.core.placement.Change;
 import org.ipamoperators.core.placement.NodeState;
@@ -114,7 +111,7 @@ import org.slf4j.LoggerFactory;
 public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<EgressIPAM> {
   static final String CONTROLLER = "egressip";
   /** The label older versions wrote on a claim once published; still read, no longer written. */
-  static final String LABEL_PUBLISHED = "ipam.ipamoperators.org/published";
+  static final String LABEL_PUBLISHED = EgressFacts.LABEL_PUBLISHED;
   static final String LABEL_ORIGIN = "ipam.ipamoperators.org/origin";
   private static final Logger LOG = LoggerFactory.getLogger(EgressIPAMReconciler.class);
   private static final Duration RETRY_SOON = Duration.ofSeconds(2);
@@ -267,7 +264,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   }
 
   private static Map<String, String> annotations(HasMetadata o) {
-    return o.getMetadata().getAnnotations() == null ? Map.of() : o.getMetadata().getAnnotations();
+    return EgressFacts.annotations(o);
   }
 
   // ---------------------------------------------------------------- views: informer + our writes
@@ -297,7 +294,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   }
 
   private Map<String, Namespace> optedIn(String ipam) {
-    Predicate<Namespace> names = ns -> ipam.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM));
+    Predicate<Namespace> names = ns -> EgressFacts.optsIn(ns, ipam);
     return view(namespaces, names, namespacesWritten, namespaces.byIndex(BY_IPAM, ipam));
   }
 
@@ -351,23 +348,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   }
 
   private static ClaimFact fact(IPClaim c) {
-    if (c.getSpec() == null || c.getSpec().owner() == null) {
-      LOG.warn("IPClaim {} has no spec or owner; it is ignored", c.getMetadata().getName());
-      return null;
-    }
-    Ip ip;
-    try {
-      ip = Ip.parse(c.getSpec().address());
-    } catch (RuntimeException e) {
-      LOG.warn("IPClaim {} holds '{}', which is not an address; it is ignored", c.getMetadata().getName(),
-          c.getSpec().address());
-      return null;
-    }
-    Map<String, String> labels = c.getMetadata().getLabels() == null ? Map.of() : c.getMetadata().getLabels();
-    Instant created = c.getMetadata().getCreationTimestamp() == null ? null
-        : Instant.parse(c.getMetadata().getCreationTimestamp());
-    return new ClaimFact(ip, c.getSpec().pool(), c.getSpec().owner().name(), c.getSpec().owner().describe(),
-        "true".equals(labels.get(LABEL_PUBLISHED)), created);
+    return EgressFacts.claim(c);
   }
 
   // ---------------------------------------------------------------- reconcile
@@ -395,8 +376,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // 1. Fetch.
     Map<String, Namespace> opted = optedIn(name);
     List<NamespaceState> wanting = opted.values().stream().filter(ns -> ns.getMetadata().getDeletionTimestamp() == null)
-        .map(ns -> new NamespaceState(ns.getMetadata().getName(), ns.getMetadata().getUid(),
-            annotations(ns).get(EgressAnnotations.EGRESSIPS), annotations(ns).get(EgressAnnotations.EGRESSIPS_PUBLISHED)))
+        .map(EgressFacts::namespace)
         .toList();
     Map<Ip, IPClaim> ourClaims = new HashMap<>();
     List<ClaimFact> claimFacts = claimFacts(name, ourClaims);
@@ -407,23 +387,19 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<NodeFacts> nodeFacts = new ArrayList<>(allNodes.size());
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
-      Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
-      Set<Ip> own = new HashSet<>(addresses(n));
-      if (hostIps.containsKey(nodeName)) {
-        own.add(hostIps.get(nodeName));
-      }
-      String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
+      Map<String, String> labels = EgressFacts.labels(n);
+      String providerId = EgressFacts.providerId(n);
       NodeFacts.CloudView cloud = null;
       if (caps.requiresApiCalls() && EgressPolicy.describes(ipam.getSpec(), labels, providerId != null)) {
+        List<Ip> own = new ArrayList<>(EgressFacts.ownAddresses(n, hostIps.get(nodeName)));
         try {
-          NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, new ArrayList<>(own)));
+          NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, own));
           cloud = new NodeFacts.CloudView(Set.copyOf(a.secondaryAddresses()), a.capacity(), null);
         } catch (NodeNetworkException e) {
           cloud = NodeFacts.CloudView.failed(e.getMessage());
         }
       }
-      nodeFacts.add(new NodeFacts(nodeName, labels, annotations(n).get(EgressAnnotations.NODE_CAPACITY), readiness(n),
-          own, sdnHosting.getOrDefault(nodeName, Set.of()), providerId != null, cloud));
+      nodeFacts.add(EgressFacts.node(n, hostIps.get(nodeName), sdnHosting.getOrDefault(nodeName, Set.of()), cloud));
     }
     Map<String, EgressInputs.InUse> inUse = new HashMap<>();
     if (caps.seesForeignAddresses()) {
@@ -724,35 +700,6 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return patch;
   }
 
-  private static HealthObservation readiness(Node n) {
-    List<NodeCondition> conditions = n.getStatus() == null || n.getStatus().getConditions() == null
-        ? List.of() : n.getStatus().getConditions();
-    for (NodeCondition c : conditions) {
-      if ("Ready".equals(c.getType())) {
-        Instant at = c.getLastTransitionTime() == null ? Instant.EPOCH : Instant.parse(c.getLastTransitionTime());
-        return new HealthObservation(n.getMetadata().getName(), at, "True".equals(c.getStatus()));
-      }
-    }
-    // No Ready condition yet (a node just registered): not ready, since the beginning.
-    return new HealthObservation(n.getMetadata().getName(), Instant.EPOCH, false);
-  }
-
-  private static Set<Ip> addresses(Node n) {
-    Set<Ip> out = new HashSet<>();
-    if (n.getStatus() != null && n.getStatus().getAddresses() != null) {
-      for (NodeAddress a : n.getStatus().getAddresses()) {
-        if ("InternalIP".equals(a.getType()) || "ExternalIP".equals(a.getType())) {
-          try {
-            out.add(Ip.parse(a.getAddress()));
-          } catch (RuntimeException e) {
-            // a host name or garbage: nothing to protect
-          }
-        }
-      }
-    }
-    return out;
-  }
-
   private void removeAnnotation(String ns) {
     Map<String, Object> annotations = new HashMap<>();
     annotations.put(EgressAnnotations.EGRESSIPS, null);
@@ -840,7 +787,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
         try {
           NodeAttachment a = nodeNetwork.describe(new NodeRef(n.getMetadata().getName(), providerId, labels,
-              new ArrayList<>(addresses(n))));
+              new ArrayList<>(EgressFacts.ownAddresses(n, null))));
           a.secondaryAddresses().stream().filter(held::containsKey)
               .forEach(ip -> detach.add(AddressChange.detach(ip, n.getMetadata().getName())));
         } catch (NodeNetworkException e) {

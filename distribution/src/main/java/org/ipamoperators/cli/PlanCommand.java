@@ -20,7 +20,11 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {
         "Reads a YAML description of pools, nodes, claimants and existing claims, and prints the",
         "allocations, the placement on nodes, the changes from today's state, and every",
-        "unplaceable or conflicting item with its reason. Nothing is changed anywhere."},
+        "unplaceable or conflicting item with its reason. Nothing is changed anywhere.",
+        "",
+        "FILE may instead hold Kubernetes objects as `kubectl get -o yaml` prints them (EgressIPAMs,",
+        "Namespaces, Nodes, IPClaims, HostSubnets): each EgressIPAM is then decided by",
+        "controller-egressip's own policy, read from the objects as the controller reads the cluster."},
     footer = {"", "Exit status: 0 planned; 1 planned with problems and --fail-on-problems; 2 bad input."})
 final class PlanCommand implements Callable<Integer> {
   enum Format { text, json }
@@ -40,6 +44,15 @@ final class PlanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    String text = null;
+    try {
+      text = java.nio.file.Files.readString(file);
+    } catch (java.io.IOException e) {
+      // the plan file reader explains it
+    }
+    if (text != null && ClusterObjects.looksLikeObjects(text)) {
+      return planObjects(text);
+    }
     PlanInput input;
     try {
       input = PlanFileReader.read(file);
@@ -57,5 +70,24 @@ final class PlanCommand implements Callable<Integer> {
     }
     spec.commandLine().getOut().flush();
     return failOnProblems && !result.clean() ? 1 : 0;
+  }
+
+  private int planObjects(String text) throws Exception {
+    ClusterObjects objects;
+    try {
+      objects = ClusterObjects.parse(file.toString(), text);
+    } catch (PlanFileException e) {
+      spec.commandLine().getErr().println("ipam plan: " + e.getMessage());
+      return 2;
+    }
+    var decided = EgressObjectsPlan.decide(objects, java.time.Instant.now());
+    if (output == Format.json) {
+      spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+          .writeValueAsString(EgressObjectsPlan.json(decided, objects.ignored())));
+    } else {
+      spec.commandLine().getOut().print(EgressObjectsPlan.text(decided, objects.ignored()));
+    }
+    spec.commandLine().getOut().flush();
+    return failOnProblems && !decided.stream().allMatch(EgressObjectsPlan.Decided::clean) ? 1 : 0;
   }
 }

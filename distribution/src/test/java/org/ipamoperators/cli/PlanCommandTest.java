@@ -30,11 +30,65 @@ class PlanCommandTest {
 
   @ParameterizedTest
   @MethodSource("examples")
-  void everyExamplePlansWithoutError(Path example) {
+  void everyExamplePlansWithoutError(Path example) throws IOException {
     IpamRun r = ipam("plan", example.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.err()).isEmpty();
-    assertThat(r.out()).contains("Allocations", "Placement", "Changes", "Problems");
+    if (ClusterObjects.looksLikeObjects(Files.readString(example))) {
+      assertThat(r.out()).contains("EgressIPAM ", "namespaces served", "nodes:", "problems");
+    } else {
+      assertThat(r.out()).contains("Allocations", "Placement", "Changes", "Problems");
+    }
+  }
+
+  @Test
+  void objectsArePlannedByTheEgressPolicy() throws Exception {
+    IpamRun r = ipam("plan", EXAMPLES.resolve("egress-objects.yaml").toString());
+    assertThat(r.out())
+        .containsPattern("payments\\s+203\\.0\\.113\\.69 on worker-a2, 203\\.0\\.113\\.87 on worker-b1")
+        .as("the vip's claim on .67 and the node's own .66 are never handed out").doesNotContain("203.0.113.67 (new)")
+        .doesNotContain("203.0.113.66 (new)")
+        .contains("worker-b2 (zone-b): failed, takes no new addresses, hosts 0")
+        .contains("worker-a2 (zone-a): healthy, hosts 1 of 1")
+        .contains("reports: egressips '203.0.113.73' has 1 address for 2 CIDRs")
+        .doesNotContain("Not used for planning:");
+    assertThat(ipam("plan", "--fail-on-problems", EXAMPLES.resolve("egress-objects.yaml").toString()).exit())
+        .as("the rejected namespace is a problem").isEqualTo(1);
+    JsonNode root = new ObjectMapper().readTree(ipam("plan", "-o", "json",
+        EXAMPLES.resolve("egress-objects.yaml").toString()).out());
+    JsonNode ipam = root.get("egressIPAMs").get(0);
+    assertThat(ipam.get("namespaces").findValuesAsText("name")).containsExactly("billing", "payments");
+    assertThat(ipam.get("problems").findValuesAsText("reason")).containsExactly("INVALID_ANNOTATION");
+  }
+
+  @Test
+  void aFileOfObjectsWithSomethingElseInItIsRefused(@TempDir Path dir) throws IOException {
+    Path f = Files.writeString(dir.resolve("mixed.yaml"), """
+        apiVersion: v1
+        kind: Namespace
+        metadata: {name: a}
+        ---
+        pools: []
+        """);
+    IpamRun r = ipam("plan", f.toString());
+    assertThat(r.exit()).isEqualTo(2);
+    assertThat(r.err()).contains("document 2: not a Kubernetes object");
+    Path bad = Files.writeString(dir.resolve("bad.yaml"), """
+        apiVersion: redhatcop.redhat.io/v1alpha1
+        kind: EgressIPAM
+        metadata: {name: x}
+        spec: {cidrAssignments: "not a list"}
+        """);
+    IpamRun b = ipam("plan", bad.toString());
+    assertThat(b.exit()).isEqualTo(2);
+    assertThat(b.err()).contains("EgressIPAM x:");
+    Path other = Files.writeString(dir.resolve("other.yaml"), """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: c}
+        """);
+    assertThat(ipam("plan", other.toString()).out()).contains("No EgressIPAM among the objects")
+        .contains("Not used for planning: 1 ConfigMap");
   }
 
   @Test
