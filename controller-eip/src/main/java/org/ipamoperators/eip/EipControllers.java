@@ -10,8 +10,13 @@ import org.ipamoperators.cloud.aws.eip.ElasticIps;
 public final class EipControllers {
   private EipControllers() {}
 
+  /** With the settings from the environment (the old operator's variables). */
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    EipSettings settings = EipSettings.fromEnvironment();
+    register(operator, client, registry, EipSettings.fromEnvironment());
+  }
+
+  public static void register(Operator operator, KubernetesClient client, MeterRegistry registry,
+      EipSettings settings) {
     register(operator, client, registry, settings, ElasticIps.create(settings.aws()));
   }
 

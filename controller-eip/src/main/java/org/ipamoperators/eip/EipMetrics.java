@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code eip_allocated} and {@code eip_associated} (Eips with an address / with it associated), {@code eip_quota}
- * and {@code eip_quota_used} (the region's Elastic IP limit and the addresses of the whole account there, measured
+ * and {@code eip_quota_used} (the region's Elastic IP limit, from Service Quotas' L-0263D0A3 else the EC2 account
+ * attribute, and the addresses of the whole account there, measured
  * by each orphan sweep; -1 until known), {@code eip_allocate_failures_total{reason}} (AWS's error code).
  */
 final class EipMetrics {
@@ -25,7 +26,8 @@ final class EipMetrics {
     Gauge.builder("eip.associated", perEip, m -> m.values().stream().mapToInt(v -> v[1]).sum())
         .description("Eips whose Elastic IP is associated with their pod or node").register(registry);
     Gauge.builder("eip.quota", quota, AtomicLong::get)
-        .description("Elastic IP quota of the region (vpc-max-elastic-ips), -1 until known").register(registry);
+        .description("Elastic IP quota of the region (Service Quotas L-0263D0A3, else the EC2 account attribute"
+            + " vpc-max-elastic-ips), -1 until known").register(registry);
     Gauge.builder("eip.quota.used", quotaUsed, AtomicLong::get)
         .description("Elastic IPs of the account in the region, -1 until known").register(registry);
   }

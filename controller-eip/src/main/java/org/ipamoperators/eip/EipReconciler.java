@@ -295,7 +295,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       var quota = ec2.quota();
       if (quota.isPresent()) {
         metrics.quota(quota.getAsInt(), used);
-        return " (" + used + " of " + quota.getAsInt() + " addresses)";
+        return " (" + used + " of " + quota.getAsInt() + " addresses, quota from " + ec2.quotaSource() + ")";
       }
       return " (" + used + " addresses)";
     } catch (ElasticIpException e) {

@@ -7,11 +7,14 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import org.ipamoperators.cloud.aws.AwsSettings;
 import org.ipamoperators.eip.api.EipNames;
 
 /**
- * The operator's settings, read from the old operator's environment variables ({@code CLUSTER_NAME}, required;
+ * The operator's settings. {@code ipam operator} takes them as options ({@code --eip-cluster-name} ...), each
+ * defaulting to the old operator's environment variable, so a Deployment written for k8s-eip-operator keeps
+ * working unchanged. The names here are the variables ({@code CLUSTER_NAME}, required;
  * {@code NAMESPACE}, optional: only Eips, pods and addresses of that namespace; {@code DEFAULT_TAGS}, a JSON map
  * added to every address's tags; {@code AWS_REGION}, {@code AWS_ENDPOINT_URL}) and new ones: how often every Eip is
  * checked against AWS ({@code EIP_RESYNC_INTERVAL}, default 2m: a disassociation made in the console is repaired
@@ -35,6 +38,18 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
     }
   }
 
+  /** The settings' names, as the old operator's environment variables; {@link #from(Map, Function)} keys. */
+  public static final String CLUSTER_NAME = "CLUSTER_NAME";
+  public static final String NAMESPACE = "NAMESPACE";
+  public static final String DEFAULT_TAGS = "DEFAULT_TAGS";
+  public static final String AWS_REGION = "AWS_REGION";
+  public static final String AWS_DEFAULT_REGION = "AWS_DEFAULT_REGION";
+  public static final String AWS_ENDPOINT_URL = "AWS_ENDPOINT_URL";
+  public static final String RESYNC_INTERVAL = "EIP_RESYNC_INTERVAL";
+  public static final String ORPHAN_SWEEP_INTERVAL = "EIP_ORPHAN_SWEEP_INTERVAL";
+  public static final String FAILOVER_GRACE = "EIP_FAILOVER_GRACE";
+  public static final String FAILOVER_RECOVERY = "EIP_FAILOVER_RECOVERY";
+
   static final java.util.List<String> NAMES = java.util.List.of("CLUSTER_NAME", "NAMESPACE", "DEFAULT_TAGS",
       "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "EIP_RESYNC_INTERVAL", "EIP_ORPHAN_SWEEP_INTERVAL",
       "EIP_FAILOVER_GRACE", "EIP_FAILOVER_RECOVERY");
@@ -52,6 +67,28 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
   }
 
   public static EipSettings from(Map<String, String> env) {
+    return from(env, Function.identity());
+  }
+
+  /**
+   * The settings from values keyed by the variable names above; a bad or missing value fails with a message that
+   * starts with {@code shown.apply(variable)} (how the caller lets users set it, such as an option and its variable).
+   */
+  public static EipSettings from(Map<String, String> env, Function<String, String> shown) {
+    try {
+      return parse(env);
+    } catch (IllegalArgumentException e) {
+      String m = e.getMessage();
+      for (String name : NAMES) {
+        if (m.startsWith(name + " ")) {
+          throw new IllegalArgumentException(shown.apply(name) + m.substring(name.length()), e);
+        }
+      }
+      throw e;
+    }
+  }
+
+  private static EipSettings parse(Map<String, String> env) {
     String region = first(env, "AWS_REGION", "AWS_DEFAULT_REGION");
     if (region == null) {
       throw new IllegalArgumentException("AWS_REGION is not set: the Eip controller needs the region of the"
@@ -104,7 +141,7 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
     }
     var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)").matcher(v.trim());
     if (!m.matches()) {
-      throw new IllegalArgumentException(name + "=" + v + " is not a duration such as 30s, 2m or 1h");
+      throw new IllegalArgumentException(name + " '" + v + "' is not a duration such as 30s, 2m or 1h");
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {

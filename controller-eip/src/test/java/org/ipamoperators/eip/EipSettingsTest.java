@@ -30,7 +30,10 @@ class EipSettingsTest {
         "DEFAULT_TAGS", "{\"eip.materialize.cloud/eip_uid\":\"x\"}")))
         .hasMessageContaining("DEFAULT_TAGS may not set the tag eip.materialize.cloud/eip_uid");
     assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
-        "EIP_RESYNC_INTERVAL", "soon"))).hasMessageStartingWith("EIP_RESYNC_INTERVAL=soon");
+        "EIP_RESYNC_INTERVAL", "soon"))).hasMessageStartingWith("EIP_RESYNC_INTERVAL 'soon' is not a duration");
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
+        "DEFAULT_TAGS", "[1]"), n -> "--x (env " + n + ")"))
+        .hasMessageStartingWith("--x (env DEFAULT_TAGS) is not a JSON object");
   }
 
   @Test

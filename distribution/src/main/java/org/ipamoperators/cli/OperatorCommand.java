@@ -161,6 +161,9 @@ final class OperatorCommand implements Callable<Integer> {
   KeepalivedOptions keepalivedOptions = new KeepalivedOptions();
 
   @Mixin
+  EipOptions eipOptions = new EipOptions();
+
+  @Mixin
   ControllerEnvironmentOptions environmentOptions = new ControllerEnvironmentOptions();
 
   /** Candidates for --controllers in the help. */
@@ -196,7 +199,8 @@ final class OperatorCommand implements Callable<Integer> {
     List<Controller> selected;
     try {
       selected = selectControllers();
-      settings = new OperatorControllers.Settings(keepalivedOptions.settings());
+      boolean eip = selected.stream().anyMatch(c -> c.name().equals("eip"));
+      settings = new OperatorControllers.Settings(keepalivedOptions.settings(), eip ? eipOptions.settings() : null);
     } catch (StartFailure e) {
       err.println("ipam operator: " + e.getMessage());
       err.flush();

@@ -13,6 +13,7 @@ import org.ipamoperators.controller.common.ids.IDClaim;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
 import org.ipamoperators.eip.EipControllers;
+import org.ipamoperators.eip.EipSettings;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.keepalived.KeepalivedControllers;
@@ -32,10 +33,10 @@ final class OperatorControllers {
     void register(Operator operator, KubernetesClient client, MeterRegistry registry, Settings settings);
   }
 
-  /** The controllers' settings from {@code ipam operator}'s options. */
-  record Settings(KeepalivedSettings keepalived) {
+  /** The controllers' settings from {@code ipam operator}'s options; {@code eip} is null unless eip runs. */
+  record Settings(KeepalivedSettings keepalived, EipSettings eip) {
     static Settings defaults() {
-      return new Settings(KeepalivedSettings.defaults());
+      return new Settings(KeepalivedSettings.defaults(), null);
     }
   }
 
@@ -70,7 +71,7 @@ final class OperatorControllers {
             settings.keepalived())));
     add(new Controller("eip", "Eip: AWS Elastic IPs for pods and nodes (k8s-eip-operator's API)",
         List.of(IPCLAIMS, EIPS),
-        (op, client, registry, settings) -> EipControllers.register(op, client, registry)));
+        (op, client, registry, settings) -> EipControllers.register(op, client, registry, settings.eip())));
   }
 
   private OperatorControllers() {

@@ -137,6 +137,38 @@ class HelmChartTest {
   }
 
   @Test
+  void theEipSettingsReachTheOperatorsArgumentsAndTheOldVariablesStillWork() {
+    List<HasMetadata> plain = objects(template().set("controllers.egressip.enabled", false)
+        .set("controllers.eip.enabled", true)
+        .set("controllers.eip.env[0].name", "CLUSTER_NAME").set("controllers.eip.env[0].value", "legacy"));
+    Deployment old = Manifests.one(plain, Deployment.class);
+    assertThat(Manifests.operatorArgs(old)).noneMatch(a -> a.startsWith("--eip-"));
+    assertThat(old.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv())
+        .anyMatch(e -> e.getName().equals("CLUSTER_NAME") && e.getValue().equals("legacy"));
+
+    List<HasMetadata> objects = objects(template().set("controllers.egressip.enabled", false)
+        .set("controllers.eip.enabled", true)
+        .set("controllers.eip.settings.clusterName", "prod")
+        .set("controllers.eip.settings.awsRegion", "eu-west-1")
+        .set("controllers.eip.settings.namespace", "web")
+        .set("controllers.eip.settings.defaultTags.Stack", "mz cloud")
+        .set("controllers.eip.settings.resyncInterval", "1m")
+        .set("controllers.eip.settings.failoverGrace", "20s"));
+    List<String> args = Manifests.operatorArgs(Manifests.one(objects, Deployment.class));
+    assertThat(args).contains("--eip-cluster-name=prod", "--eip-aws-region=eu-west-1", "--eip-namespace=web",
+        "--eip-default-tags={\"Stack\":\"mz cloud\"}", "--eip-resync-interval=1m", "--eip-failover-grace=20s");
+    // and the command accepts them
+    OperatorCommand cmd = new OperatorCommand();
+    new picocli.CommandLine(cmd).parseArgs(args.subList(1, args.size()).toArray(String[]::new));
+    var settings = cmd.eipOptions.settings();
+    assertThat(settings.clusterName()).isEqualTo("prod");
+    assertThat(settings.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("Stack", "mz cloud"));
+    assertThat(settings.resyncInterval()).isEqualTo(java.time.Duration.ofMinutes(1));
+    assertThatThrownBy(() -> template().set("controllers.eip.enabled", true)
+        .set("controllers.eip.settings.resyncInterval", "soon").call()).hasMessageContaining("resyncInterval");
+  }
+
+  @Test
   void withoutLeaderElectionThereIsNoLeaseRole() {
     List<HasMetadata> objects = objects(template().set("leaderElection.enabled", false).set("replicas", 1));
     assertThat(Manifests.ofType(objects, Role.class)).noneMatch(r -> r.getMetadata().getName().endsWith("-leader-election"))

@@ -187,6 +187,66 @@ class OperatorCommandTest {
   }
 
   @Test
+  void eipSettingsAreOptionsDefaultingToTheOldOperatorsVariables() {
+    String help = ipam("operator", "--help").out().replaceAll("\\s+", " ");
+    assertThat(help).contains("--eip-cluster-name", "env CLUSTER_NAME", "--eip-namespace", "env NAMESPACE",
+        "--eip-default-tags", "env DEFAULT_TAGS", "--eip-aws-region", "env AWS_REGION", "--eip-aws-endpoint",
+        "env AWS_ENDPOINT_URL", "--eip-resync-interval", "env EIP_RESYNC_INTERVAL", "--eip-orphan-sweep-interval",
+        "--eip-failover-grace", "--eip-failover-recovery", "default: 2m");
+
+    var given = parsed("operator", "--controllers", "eip", "--eip-cluster-name", "prod", "--eip-aws-region",
+        "eu-west-1", "--eip-namespace", "web", "--eip-default-tags", "{\"Stack\":\"mz\"}",
+        "--eip-aws-endpoint", "http://127.0.0.1:1", "--eip-resync-interval", "45s").eipOptions.settings();
+    assertThat(given.clusterName()).isEqualTo("prod");
+    assertThat(given.namespace()).isEqualTo("web");
+    assertThat(given.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("Stack", "mz"));
+    assertThat(given.aws().region()).isEqualTo("eu-west-1");
+    assertThat(given.aws().endpoint()).hasToString("http://127.0.0.1:1");
+    assertThat(given.resyncInterval()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(given.sweepInterval()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(given.failoverGrace()).isEqualTo(Duration.ofSeconds(10));
+
+    // A manifest written for k8s-eip-operator sets the variables (here as system properties, read first).
+    java.util.Map<String, String> old = java.util.Map.of("CLUSTER_NAME", "legacy", "AWS_DEFAULT_REGION", "us-east-2",
+        "DEFAULT_TAGS", "{\"team\":\"a\"}", "NAMESPACE", "egress", "EIP_FAILOVER_GRACE", "5s");
+    old.forEach(System::setProperty);
+    try {
+      var fromEnv = parsed("operator", "--controllers", "eip").eipOptions.settings();
+      assertThat(fromEnv.clusterName()).isEqualTo("legacy");
+      assertThat(fromEnv.aws().region()).isEqualTo(System.getenv().getOrDefault("AWS_REGION", "us-east-2"));
+      assertThat(fromEnv.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("team", "a"));
+      assertThat(fromEnv.namespace()).isEqualTo("egress");
+      assertThat(fromEnv.failoverGrace()).isEqualTo(Duration.ofSeconds(5));
+      // an option given wins over the variable
+      assertThat(parsed("operator", "--controllers", "eip", "--eip-cluster-name", "new").eipOptions.settings()
+          .clusterName()).isEqualTo("new");
+    } finally {
+      old.keySet().forEach(System::clearProperty);
+    }
+  }
+
+  @Test
+  void badEipSettingsAreBadInputNamingTheOptionAndTheVariable() {
+    IpamRun tags = ipam("operator", "--controllers", "eip", "--eip-cluster-name", "c", "--eip-aws-region", "r",
+        "--eip-default-tags", "{not json");
+    assertThat(tags.exit()).isEqualTo(2);
+    assertThat(tags.err()).startsWith("ipam operator: --eip-default-tags (env DEFAULT_TAGS) is not a JSON object");
+    IpamRun reserved = ipam("operator", "--controllers", "eip", "--eip-cluster-name", "c", "--eip-aws-region", "r",
+        "--eip-default-tags", "{\"eip.materialize.cloud/cluster_name\":\"x\"}");
+    assertThat(reserved.exit()).isEqualTo(2);
+    assertThat(reserved.err()).startsWith("ipam operator: --eip-default-tags (env DEFAULT_TAGS) may not set the tag"
+        + " eip.materialize.cloud/cluster_name");
+    if (System.getenv("CLUSTER_NAME") == null) {
+      IpamRun noCluster = ipam("operator", "--controllers", "eip", "--eip-aws-region", "r");
+      assertThat(noCluster.exit()).isEqualTo(2);
+      assertThat(noCluster.err()).startsWith("ipam operator: --eip-cluster-name (env CLUSTER_NAME) is not set");
+    }
+    assertThat(ipam("operator", "--controllers", "eip", "--eip-cluster-name", "c", "--eip-aws-region", "r",
+        "--eip-resync-interval", "soon").err())
+        .startsWith("ipam operator: --eip-resync-interval (env EIP_RESYNC_INTERVAL) 'soon' is not a duration");
+  }
+
+  @Test
   void durations() {
     DurationConverter c = new DurationConverter();
     assertThat(c.convert("500ms")).isEqualTo(Duration.ofMillis(500));

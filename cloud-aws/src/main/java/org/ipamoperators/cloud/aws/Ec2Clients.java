@@ -34,7 +34,7 @@ public final class Ec2Clients {
   }
 
   /** Static keys when given (the old operator's Secret), else the SDK's default chain. */
-  static AwsCredentialsProvider credentials(AwsSettings settings) {
+  public static AwsCredentialsProvider credentials(AwsSettings settings) {
     if (settings.keys() != null) {
       return StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.keys().accessKeyId(),
           settings.keys().secretAccessKey()));

@@ -118,7 +118,10 @@ final class EipWorld implements AutoCloseable {
           }
         }))
         .build();
-    return new ElasticIps(client);
+    // moto answers Service Quotas' ec2/L-0263D0A3 with NoSuchResource: the quota comes from the fallback.
+    return new ElasticIps(client, new org.ipamoperators.cloud.aws.eip.ServiceQuotas(moto.endpoint(),
+        MotoServer.REGION.id(), software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+            software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test"))));
   }
 
   EipSettings settings(Map<String, String> extra) {

@@ -10,6 +10,8 @@ import java.util.TreeMap;
 import org.ipamoperators.cloud.aws.AwsSettings;
 import org.ipamoperators.cloud.aws.Ec2Clients;
 import org.ipamoperators.cloud.aws.ProviderId;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.ec2.Ec2Client;
 import software.amazon.awssdk.services.ec2.model.Address;
 import software.amazon.awssdk.services.ec2.model.DomainType;
@@ -28,14 +30,25 @@ import software.amazon.awssdk.services.ec2.model.TagSpecification;
 public final class ElasticIps {
   /** The account attribute holding the Elastic IP quota of the region. */
   static final String QUOTA_ATTRIBUTE = "vpc-max-elastic-ips";
+  private static final Logger LOG = LoggerFactory.getLogger(ElasticIps.class);
   private final Ec2Client ec2;
+  private final ServiceQuotas serviceQuotas;
+  private volatile String quotaSource = "unknown";
+  private volatile String serviceQuotasFailure;
 
+  /** Without Service Quotas: the quota is the EC2 account attribute. */
   public ElasticIps(Ec2Client ec2) {
+    this(ec2, null);
+  }
+
+  /** The quota from Service Quotas first (when given), else the EC2 account attribute. */
+  public ElasticIps(Ec2Client ec2, ServiceQuotas serviceQuotas) {
     this.ec2 = ec2;
+    this.serviceQuotas = serviceQuotas;
   }
 
   public static ElasticIps create(AwsSettings settings) {
-    return new ElasticIps(Ec2Clients.build(settings));
+    return new ElasticIps(Ec2Clients.build(settings), ServiceQuotas.create(settings));
   }
 
   /** Addresses carrying every one of these tags (DescribeAddresses with {@code tag:KEY} filters), oldest id first. */
@@ -130,8 +143,42 @@ public final class ElasticIps {
     ElasticIpException.call("DeleteTags", () -> ec2.deleteTags(r -> r.resources(allocationId).tags(tagList)));
   }
 
-  /** The region's Elastic IP quota (account attribute {@code vpc-max-elastic-ips}), empty when not reported. */
+  /**
+   * The region's Elastic IP quota: Service Quotas' {@code ec2}/{@code L-0263D0A3} (AWS's current source, which
+   * shows an approved increase), else, when Service Quotas cannot answer (no {@code servicequotas:GetServiceQuota}
+   * permission, no such quota, unreachable), the EC2 account attribute {@code vpc-max-elastic-ips}; empty when
+   * neither reports one. {@link #quotaSource()} tells which answered.
+   */
   public OptionalInt quota() {
+    if (serviceQuotas != null) {
+      try {
+        OptionalInt q = serviceQuotas.quota(ServiceQuotas.EC2, ServiceQuotas.ELASTIC_IPS);
+        if (q.isPresent()) {
+          serviceQuotasFailure = null;
+          quotaSource = "Service Quotas " + ServiceQuotas.ELASTIC_IPS;
+          return q;
+        }
+      } catch (ElasticIpException e) {
+        if (!e.code().equals(serviceQuotasFailure)) {
+          LOG.info("Service Quotas gives no Elastic IP quota ({}): reading the EC2 account attribute {} instead",
+              e.getMessage(), QUOTA_ATTRIBUTE);
+        }
+        serviceQuotasFailure = e.code();
+      }
+    }
+    OptionalInt q = accountAttributeQuota();
+    if (q.isPresent()) {
+      quotaSource = "EC2 account attribute " + QUOTA_ATTRIBUTE;
+    }
+    return q;
+  }
+
+  /** Where the last quota came from: Service Quotas or the EC2 account attribute. */
+  public String quotaSource() {
+    return quotaSource;
+  }
+
+  private OptionalInt accountAttributeQuota() {
     var answer = ElasticIpException.call("DescribeAccountAttributes",
         () -> ec2.describeAccountAttributes(r -> r.attributeNamesWithStrings(QUOTA_ATTRIBUTE)));
     return answer.accountAttributes().stream().filter(a -> QUOTA_ATTRIBUTE.equals(a.attributeName()))
