@@ -55,32 +55,67 @@ public final class KubeApiServer {
   private KubeApiServer(Path binDir) {
     long started = System.nanoTime();
     this.version = binDir.getFileName().toString().replace("-linux-amd64", "");
-    this.workDir = createWorkDir(binDir);
-    this.server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
-        .withTestDir(workDir.toString())
-        .withApiServerVersion(version)
-        // Set every value explicitly: kube-api-test 7.5.2 casts environment strings to Boolean/Integer
-        // (ClassCastException when KUBE_API_TEST_OFFLINE_MODE=true is exported).
-        .withOfflineMode(true)
-        .withUpdateKubeConfig(false)
-        .withWaitForEtcdHealthCheckOnStartup(true)
-        .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
-        .withApiServerFlag("--bind-address", "127.0.0.1")
-        // The "kubernetes" Service endpoints would otherwise point at a host interface address.
-        .withApiServerFlag("--endpoint-reconciler-type", "none")
-        .build());
-    try {
-      server.start();
-    } catch (RuntimeException e) {
-      safeStop();
-      throw new IllegalStateException("kube-apiserver " + version + " (from " + binDir + ") did not start: " + e
-          + ". Its output is logged at DEBUG by io.fabric8.kubeapitest.process", e);
-    }
+    Started up = startWithRetry(binDir, version);
+    this.workDir = up.workDir();
+    this.server = up.server();
     this.kubeconfig = server.getKubeConfigYaml();
     this.config = clientConfig(workDir, Config.fromKubeconfig(kubeconfig).getMasterUrl());
     this.adminClient = newClient();
     LOG.info("kube-apiserver {} ready at {} in {} ms", version, config.getMasterUrl(),
         Duration.ofNanos(System.nanoTime() - started).toMillis());
+  }
+
+  private record Started(Path workDir, KubeAPIServer server) {}
+
+  /**
+   * Starts etcd and kube-apiserver, again in a fresh directory when kube-api-test gave up before its own timeout.
+   * Its readiness wait compares {@code LocalTime}s, so a wait that begins less than the timeout before midnight
+   * ends at once with "did not start properly" (seen in CI at 23:58): retrying until the clock has passed
+   * midnight is the way past it. A real timeout is not retried.
+   */
+  private static Started startWithRetry(Path binDir, String version) {
+    long deadline = System.nanoTime() + Duration.ofMillis(2L * STARTUP_TIMEOUT_MILLIS).toNanos();
+    for (int attempt = 1; ; attempt++) {
+      Path workDir = createWorkDir(binDir);
+      KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+          .withTestDir(workDir.toString())
+          .withApiServerVersion(version)
+          // Set every value explicitly: kube-api-test 7.5.2 casts environment strings to Boolean/Integer
+          // (ClassCastException when KUBE_API_TEST_OFFLINE_MODE=true is exported).
+          .withOfflineMode(true)
+          .withUpdateKubeConfig(false)
+          .withWaitForEtcdHealthCheckOnStartup(true)
+          .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
+          .withApiServerFlag("--bind-address", "127.0.0.1")
+          // The "kubernetes" Service endpoints would otherwise point at a host interface address.
+          .withApiServerFlag("--endpoint-reconciler-type", "none")
+          .build());
+      long attemptStarted = System.nanoTime();
+      try {
+        server.start();
+        return new Started(workDir, server);
+      } catch (RuntimeException e) {
+        safeStop(server, workDir);
+        Duration spent = Duration.ofNanos(System.nanoTime() - attemptStarted);
+        if (!StartupRetry.gaveUpEarly(e, spent, Duration.ofMillis(STARTUP_TIMEOUT_MILLIS))
+            || System.nanoTime() > deadline) {
+          throw new IllegalStateException("kube-apiserver " + version + " (from " + binDir + ") did not start: "
+              + e + ". Its output is logged at DEBUG by io.fabric8.kubeapitest.process", e);
+        }
+        LOG.warn("kube-apiserver start {} gave up after {} ms, before its {} ms timeout (kube-api-test's wait "
+            + "wraps at midnight); trying again", attempt, spent.toMillis(), STARTUP_TIMEOUT_MILLIS);
+        sleepQuietly(Duration.ofSeconds(2));
+      }
+    }
+  }
+
+  private static void sleepQuietly(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while waiting to start kube-apiserver again", e);
+    }
   }
 
   /**
@@ -156,6 +191,10 @@ public final class KubeApiServer {
   }
 
   private void safeStop() {
+    safeStop(server, workDir);
+  }
+
+  private static void safeStop(KubeAPIServer server, Path workDir) {
     try {
       server.stop();
     } catch (RuntimeException e) {
