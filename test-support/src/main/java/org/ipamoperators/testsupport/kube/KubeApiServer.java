@@ -52,10 +52,13 @@ public final class KubeApiServer {
   private final String version;
   private volatile boolean stopped;
 
-  private KubeApiServer(Path binDir) {
+  private final boolean restartable;
+
+  private KubeApiServer(Path binDir, boolean restartable) {
     long started = System.nanoTime();
     this.version = binDir.getFileName().toString().replace("-linux-amd64", "");
-    Started up = startWithRetry(binDir, version);
+    this.restartable = restartable;
+    Started up = startWithRetry(binDir, version, restartable);
     this.workDir = up.workDir();
     this.server = up.server();
     this.kubeconfig = server.getKubeConfigYaml();
@@ -73,10 +76,10 @@ public final class KubeApiServer {
    * ends at once with "did not start properly" (seen in CI at 23:58): retrying until the clock has passed
    * midnight is the way past it. A real timeout is not retried.
    */
-  private static Started startWithRetry(Path binDir, String version) {
+  private static Started startWithRetry(Path binDir, String version, boolean restartable) {
     long deadline = System.nanoTime() + Duration.ofMillis(2L * STARTUP_TIMEOUT_MILLIS).toNanos();
     for (int attempt = 1; ; attempt++) {
-      Path workDir = createWorkDir(binDir);
+      Path workDir = createWorkDir(binDir, restartable);
       KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withTestDir(workDir.toString())
           .withApiServerVersion(version)
@@ -129,7 +132,7 @@ public final class KubeApiServer {
     if (shared == null) {
       Path binDir = TestBinaries.fromEnvironment().kubernetesBinDir();
       try {
-        shared = new KubeApiServer(binDir);
+        shared = new KubeApiServer(binDir, false);
       } catch (RuntimeException e) {
         sharedStartFailure = e;
         throw e;
@@ -137,6 +140,62 @@ public final class KubeApiServer {
       Runtime.getRuntime().addShutdownHook(new Thread(shared::stop, "kube-apiserver-stop"));
     }
     return shared;
+  }
+
+  /**
+   * An apiserver and etcd of the caller's own, which {@link #restartApiServer()} and {@link #killEtcd()} can take
+   * down mid-test; the caller {@link #stop()}s it. Each runs under a wrapper that starts it again, with the same
+   * flags, ports and data, after a restart the test asked for, so kube-api-test never sees a process end.
+   */
+  public static KubeApiServer startPrivate() {
+    return new KubeApiServer(TestBinaries.fromEnvironment().kubernetesBinDir(), true);
+  }
+
+  /**
+   * Stops kube-apiserver with SIGTERM (its graceful shutdown: {@code /readyz} fails, requests drain) and waits until
+   * the wrapper has started it again and it is ready. Returns how long it was down, from the signal to ready.
+   */
+  public Duration restartApiServer() {
+    return restart("kube-apiserver", false);
+  }
+
+  /** Kills etcd with SIGKILL and waits until it runs again and the apiserver is ready. Returns how long that took. */
+  public Duration killEtcd() {
+    return restart("etcd", true);
+  }
+
+  private Duration restart(String name, boolean forcibly) {
+    if (!restartable) {
+      throw new IllegalStateException("only an apiserver from startPrivate() restarts");
+    }
+    long started = System.nanoTime();
+    long deadline = started + Duration.ofMillis(STARTUP_TIMEOUT_MILLIS).toNanos();
+    long old = RestartableProcess.pid(workDir, name);
+    RestartableProcess.requestRestart(workDir, name);
+    ProcessHandle handle = ProcessHandle.of(old)
+        .orElseThrow(() -> new IllegalStateException(name + " (pid " + old + ") is not running"));
+    if (forcibly) {
+      handle.destroyForcibly();
+    } else {
+      handle.destroy();
+    }
+    while (handle.isAlive() || RestartableProcess.pid(workDir, name) == old || !ready()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name + " did not come back within " + STARTUP_TIMEOUT_MILLIS + " ms");
+      }
+      sleepQuietly(Duration.ofMillis(100));
+    }
+    Duration down = Duration.ofNanos(System.nanoTime() - started);
+    LOG.info("{} restarted; the apiserver was ready again after {} ms", name, down.toMillis());
+    return down;
+  }
+
+  private boolean ready() {
+    try {
+      return "ok".equals(adminClient.raw("/readyz"));
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /** The version of the running binaries, e.g. {@code 1.34.4}. */
@@ -208,23 +267,27 @@ public final class KubeApiServer {
    * Lays out {@code <work>/k8s/<version>-linux-amd64/} as kube-api-test expects: links to kube-apiserver and
    * kubectl, and an etcd wrapper that rewrites kube-api-test's {@code http://0.0.0.0:<port>} URLs to 127.0.0.1.
    */
-  private static Path createWorkDir(Path binDir) {
+  private static Path createWorkDir(Path binDir, boolean restartable) {
     try {
       Path work = Files.createTempDirectory("ipam-kube-api-");
       Path versionDir = Files.createDirectories(work.resolve("k8s").resolve(binDir.getFileName()));
       Files.createSymbolicLink(versionDir.resolve("kubectl"), binDir.resolve("kubectl").toRealPath());
+      long jvm = ProcessHandle.current().pid();
+      String apiserver = binDir.resolve("kube-apiserver").toRealPath().toString();
+      String etcd = binDir.resolve("etcd").toRealPath().toString();
       writeExecutable(versionDir.resolve("kube-apiserver"), "#!/bin/sh\n"
           + "# Written by org.ipamoperators.testsupport.kube.KubeApiServer: stop with the test JVM.\n"
-          + OrphanGuard.scriptBody(ProcessHandle.current().pid(),
-              binDir.resolve("kube-apiserver").toRealPath().toString()));
-      writeExecutable(versionDir.resolve("etcd"), etcdWrapper(binDir.resolve("etcd").toRealPath()));
+          + (restartable ? RestartableProcess.scriptBody(jvm, work, "kube-apiserver", apiserver)
+              : OrphanGuard.scriptBody(jvm, apiserver)));
+      writeExecutable(versionDir.resolve("etcd"), etcdWrapper(restartable
+          ? RestartableProcess.scriptBody(jvm, work, "etcd", etcd) : OrphanGuard.scriptBody(jvm, etcd)));
       return work;
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot prepare a work directory for kube-apiserver", e);
     }
   }
 
-  static String etcdWrapper(Path realEtcd) {
+  static String etcdWrapper(String guardedStart) {
     return "#!/bin/sh\n"
         + "# Written by org.ipamoperators.testsupport.kube.KubeApiServer: keep etcd on the loopback interface\n"
         + "# and stop it with the test JVM.\n"
@@ -234,7 +297,7 @@ public final class KubeApiServer {
         + "  set -- \"$@\" \"$a\"\n"
         + "done\n"
         + "shift \"$n\"\n"
-        + OrphanGuard.scriptBody(ProcessHandle.current().pid(), realEtcd.toString());
+        + guardedStart;
   }
 
   private static void writeExecutable(Path file, String script) throws IOException {

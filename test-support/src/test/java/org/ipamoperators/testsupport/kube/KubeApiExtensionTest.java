@@ -24,7 +24,8 @@ class KubeApiExtensionTest {
 
   @Test
   void etcdWrapperRewritesWildcardUrlsToLoopback() throws Exception {
-    String script = KubeApiServer.etcdWrapper(java.nio.file.Path.of("/usr/bin/etcd"));
+    String script = KubeApiServer.etcdWrapper(
+        org.ipamoperators.testsupport.OrphanGuard.scriptBody(ProcessHandle.current().pid(), "/usr/bin/etcd"));
     java.nio.file.Path file = java.nio.file.Files.createTempFile("etcd-wrapper", ".sh");
     try {
       java.nio.file.Files.writeString(file, script.replace("exec '/usr/bin/etcd'", "printf '%s\\n'"));
