@@ -63,6 +63,8 @@ public final class ApiFaultProxy implements AutoCloseable {
   private final Map<Fault, AtomicLong> injected = new ConcurrentHashMap<>();
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean enabled = true;
+  private volatile boolean watchesSilenced;
+  private final Set<InputStream> openWatches = ConcurrentHashMap.newKeySet();
 
   public ApiFaultProxy(KubeApiServer server, long seed) throws Exception {
     this.server = server;
@@ -102,6 +104,24 @@ public final class ApiFaultProxy implements AutoCloseable {
   /** Stops or resumes injecting (everything is forwarded while stopped), e.g. to let a run converge. */
   public void inject(boolean on) {
     enabled = on;
+  }
+
+  /**
+   * Silences every watch through this proxy, open or new: the streams stay open but carry nothing, so the client's
+   * caches go stale without any error (a replica cut off from events, not from the API). Lists, gets and writes
+   * still pass. Unsilencing ends the open watches, as a healed partition would, so the client lists again.
+   */
+  public void silenceWatches(boolean silenced) {
+    watchesSilenced = silenced;
+    if (!silenced) {
+      for (InputStream in : openWatches) {
+        try {
+          in.close();
+        } catch (IOException ignored) {
+          // already closed
+        }
+      }
+    }
   }
 
   public Map<Fault, Long> injected() {
@@ -231,13 +251,19 @@ public final class ApiFaultProxy implements AutoCloseable {
       OutputStream out = ex.getResponseBody();
       byte[] buf = new byte[8192];
       int n;
+      openWatches.add(in);
       try {
         while ((n = in.read(buf)) >= 0) {
+          if (watchesSilenced) {
+            continue; // events (and bookmarks) dropped: the client hears nothing
+          }
           out.write(buf, 0, n);
           out.flush();
         }
       } catch (IOException cut) {
-        // cut by the schedule above, or the client went away
+        // cut by the schedule above, by the end of a silence, or the client went away
+      } finally {
+        openWatches.remove(in);
       }
       ex.close();
     }
