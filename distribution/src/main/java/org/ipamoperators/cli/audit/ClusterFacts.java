@@ -25,6 +25,8 @@ import org.ipamoperators.core.audit.Publication;
 import org.ipamoperators.core.audit.Resource;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
+import org.ipamoperators.keepalived.KeepalivedSettings;
+import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.vip.VipServices;
 import org.ipamoperators.vip.api.VipAnnotations;
 
@@ -147,7 +149,7 @@ public final class ClusterFacts {
       egress(f, client, nsList);
     }
     vip(f, services, claimByAddress);
-    keepalived(f, groups);
+    keepalived(f, groups, metricsPorts(client, groups));
     return f;
   }
 
@@ -204,8 +206,40 @@ public final class ClusterFacts {
     }
   }
 
-  private static void keepalived(ClusterFacts f, List<KeepalivedGroup> groups) {
+  /**
+   * Each group's metrics host port, by "namespace/group": published in its DaemonSet (the reloader's port named
+   * {@code metrics}), not in the group's status. Read per namespace of a group, which the controller's own RBAC allows.
+   */
+  private static Map<String, Integer> metricsPorts(KubernetesClient client, List<KeepalivedGroup> groups) {
+    Map<String, Integer> ports = new HashMap<>();
+    Set<String> namespaces = new java.util.TreeSet<>();
+    groups.forEach(g -> namespaces.add(g.getMetadata().getNamespace()));
+    for (String ns : namespaces) {
+      for (var ds : client.apps().daemonSets().inNamespace(ns).withLabel(KeepalivedAnnotations.GROUP_LABEL).list()
+          .getItems()) {
+        String group = ds.getMetadata().getLabels().get(KeepalivedAnnotations.GROUP_LABEL);
+        var pod = ds.getSpec() == null || ds.getSpec().getTemplate() == null ? null : ds.getSpec().getTemplate().getSpec();
+        if (pod == null || pod.getContainers() == null) {
+          continue;
+        }
+        pod.getContainers().stream().filter(c -> c.getPorts() != null).flatMap(c -> c.getPorts().stream())
+            .filter(port -> "metrics".equals(port.getName()) && port.getContainerPort() != null).findFirst()
+            .ifPresent(port -> ports.put(ns + "/" + group, port.getContainerPort()));
+      }
+    }
+    return ports;
+  }
+
+  private static void keepalived(ClusterFacts f, List<KeepalivedGroup> groups, Map<String, Integer> metricsPorts) {
     for (KeepalivedGroup g : groups) {
+      String group = g.getMetadata().getNamespace() + "/" + g.getMetadata().getName();
+      Integer port = metricsPorts.get(group);
+      if (port != null) {
+        Publication p = new Publication(new Resource(KeepalivedSettings.METRICS_PORT_SPACE, Integer.toString(port)),
+            "keepalived/KeepalivedGroup/" + group, "DaemonSet " + group + " metrics port");
+        f.publications.add(p);
+        f.publishers.put(p, g);
+      }
       if (g.getStatus() == null || g.getStatus().routerIDs() == null) {
         continue;
       }
