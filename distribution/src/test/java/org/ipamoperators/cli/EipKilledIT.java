@@ -23,7 +23,6 @@ import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
 import org.ipamoperators.eip.api.EipSpec;
-import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.ipamoperators.testsupport.moto.MotoServer;
@@ -44,7 +43,6 @@ import software.amazon.awssdk.services.ec2.model.Address;
     "META-INF/fabric8/eips.materialize.cloud-v1.yml"})
 @MotoTest
 class EipKilledIT {
-  private static final Path JAR = Path.of("target", "ipam.jar");
   private final List<Process> processes = new ArrayList<>();
   private HttpServer proxy;
 
@@ -97,23 +95,7 @@ class EipKilledIT {
   }
 
   private Process operator(Path dir, Path kubeconfig, String ns, URI ec2, String name) throws Exception {
-    assertThat(JAR).as("run `mvn package` first").exists();
-    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-        "-jar", JAR.toString()));
-    List<String> args = new ArrayList<>(OperatorRun.args(kubeconfig, LoopbackPorts.freePort(), ns,
-        "--no-leader-election"));
-    args.set(args.indexOf("egressip"), "eip");
-    command.addAll(args);
-    ProcessBuilder b = new ProcessBuilder(command).redirectOutput(dir.resolve(name + ".out").toFile())
-        .redirectError(dir.resolve(name + ".err").toFile());
-    b.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
-    b.environment().put("CLUSTER_NAME", "killed");
-    b.environment().put("AWS_REGION", MotoServer.REGION.id());
-    b.environment().put("AWS_ENDPOINT_URL", ec2.toString());
-    b.environment().put("AWS_ACCESS_KEY_ID", "test");
-    b.environment().put("AWS_SECRET_ACCESS_KEY", "test");
-    b.environment().put("AWS_EC2_METADATA_DISABLED", "true");
-    Process p = b.start();
+    Process p = EipOperatorProcess.start(dir, kubeconfig, ns, ec2, name, "killed");
     processes.add(p);
     return p;
   }

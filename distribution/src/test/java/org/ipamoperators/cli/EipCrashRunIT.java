@@ -1,0 +1,156 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.ipamoperators.eip.api.Eip;
+import org.ipamoperators.eip.api.EipNames;
+import org.ipamoperators.eip.api.EipSelector;
+import org.ipamoperators.eip.api.EipSpec;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.ipamoperators.testsupport.moto.MotoServer;
+import org.ipamoperators.testsupport.moto.MotoTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.Address;
+import software.amazon.awssdk.services.ec2.model.Filter;
+
+/**
+ * A crash run for Elastic IPs: a burst of Eips while the eip operator (its own process, against moto) is SIGKILLed
+ * at seeded moments and started again. No public address may ever be shown by two Eips, no Eip's address may
+ * change once shown, and at the end EC2 holds exactly one address per Eip (none leaked by a kill between
+ * AllocateAddress and the status write); deleting the Eips releases every one. Seed: {@code -Dipam.reliability.seed},
+ * kills: {@code -Dipam.reliability.kills} (3).
+ */
+@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/eips.materialize.cloud-v1.yml"})
+@MotoTest
+class EipCrashRunIT {
+  private static final int KILLS = Integer.getInteger("ipam.reliability.kills", 3);
+  private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
+  private static final String CLUSTER = "crash-run";
+  private final List<Process> processes = new ArrayList<>();
+
+  @AfterEach
+  void stop(KubernetesClient client) throws Exception {
+    for (Process p : processes) {
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+    client.resources(Eip.class).list().getItems().forEach(e -> client.resources(Eip.class)
+        .withName(e.getMetadata().getName()).edit(x -> {
+          x.getMetadata().setFinalizers(List.of());
+          return x;
+        }));
+  }
+
+  @Test
+  void eipsSurviveSeededKillsWithOneAddressEachAndNoLeak(KubeApiServer server, KubernetesClient client,
+      MotoServer moto, Ec2Client ec2, @TempDir Path dir) throws Exception {
+    Random random = new Random(SEED);
+    int count = 24;
+    System.out.printf("[crash-run] eip seed %d kills %d objects %d%n", SEED, KILLS, count);
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
+    String ns = client.getNamespace();
+    SnapshotCheck checks = new SnapshotCheck();
+    AtomicBoolean watching = new AtomicBoolean(true);
+    int[] snapshots = {0};
+    Thread watcher = new Thread(() -> {
+      while (watching.get()) {
+        try {
+          checks.check(shown(client));
+          snapshots[0]++;
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          return;
+        } catch (RuntimeException e) {
+          // busy API server: next snapshot
+        }
+      }
+    }, "eip-crash-watcher");
+    watcher.start();
+
+    Process op = start(dir, kubeconfig, ns, moto, "op-0");
+    ExecutorService creators = Executors.newFixedThreadPool(4);
+    for (int i = 0; i < count; i++) {
+      int n = i;
+      creators.submit(() -> {
+        Eip e = new Eip();
+        e.getMetadata().setName("crash-" + n);
+        e.setSpec(EipSpec.of(EipSelector.pod("crash-pod-" + n)));
+        client.resource(e).create();
+      });
+    }
+    creators.shutdown();
+    for (int k = 1; k <= KILLS; k++) {
+      Thread.sleep(300 + random.nextInt(2500));
+      op.destroyForcibly(); // SIGKILL: an AllocateAddress may be in flight
+      assertThat(op.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      op = start(dir, kubeconfig, ns, moto, "op-" + k);
+    }
+    assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+    Process last = op;
+    await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).failFast(() -> !last.isAlive())
+        .until(() -> shown(client).size() == count);
+    watching.set(false);
+    watcher.join(5_000);
+    checks.check(shown(client));
+
+    Map<String, List<String>> byEip = shown(client);
+    Set<String> allocations = new HashSet<>();
+    for (Eip e : client.resources(Eip.class).list().getItems()) {
+      allocations.add(e.getStatus().allocationId());
+    }
+    // Late: an address allocated by a killed process is adopted by its UID tag, never left beside a second one.
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(ours(ec2)).extracting(Address::allocationId).containsExactlyInAnyOrderElementsOf(allocations));
+    String summary = String.format("seed %d, %d kills, %d snapshots, %d Eips, %d addresses", SEED, KILLS,
+        snapshots[0], count, ours(ec2).size());
+    System.out.println("[crash-run] eip " + summary);
+    assertThat(checks.duplicates()).as(summary).isEmpty();
+    assertThat(checks.changed()).as(summary).isEmpty();
+    assertThat(byEip).hasSize(count);
+
+    client.resources(Eip.class).delete();
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1))
+        .until(() -> client.resources(Eip.class).list().getItems().isEmpty());
+    assertThat(ours(ec2)).as("released with their Eips: %s", summary).isEmpty();
+  }
+
+  private Process start(Path dir, Path kubeconfig, String ns, MotoServer moto, String name) throws Exception {
+    Process p = EipOperatorProcess.start(dir, kubeconfig, ns, moto.endpoint(), name, CLUSTER);
+    processes.add(p);
+    return p;
+  }
+
+  private static List<Address> ours(Ec2Client ec2) {
+    return ec2.describeAddresses(r -> r.filters(Filter.builder().name("tag:" + EipNames.TAG_CLUSTER)
+        .values(CLUSTER).build())).addresses();
+  }
+
+  private static Map<String, List<String>> shown(KubernetesClient client) {
+    Map<String, List<String>> out = new HashMap<>();
+    for (Eip e : client.resources(Eip.class).list().getItems()) {
+      if (e.getStatus() != null && e.getStatus().publicIpAddress() != null) {
+        out.put(e.getMetadata().getName(), List.of(e.getStatus().publicIpAddress()));
+      }
+    }
+    return out;
+  }
+}
