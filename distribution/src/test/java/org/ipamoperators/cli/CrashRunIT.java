@@ -60,7 +60,6 @@ import org.junit.jupiter.api.io.TempDir;
     "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"})
 class CrashRunIT {
-  private static final Path JAR = Path.of("target", "ipam.jar");
   private static final int KILLS = Integer.getInteger("ipam.reliability.kills", 3);
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
   private final List<Process> processes = new ArrayList<>();
@@ -329,20 +328,11 @@ class CrashRunIT {
 
   private Process operator(Path dir, Path kubeconfig, String ns, String controller, int replicas, String identity,
       String name) throws Exception {
-    assertThat(JAR).as("run `mvn package` first").exists();
-    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-        "-jar", JAR.toString(), "operator", "--controllers", controller, "--kubeconfig", kubeconfig.toString(),
-        "--http-port", Integer.toString(LoopbackPorts.freePort()), "--bind-address", "127.0.0.1",
-        "--namespace", ns));
-    if (replicas == 1) {
-      command.add("--no-leader-election");
-    } else {
-      // Short terms so that a killed leader's Lease expires within the run.
-      command.addAll(List.of("--leader-identity", identity, "--lease-duration", "4s", "--renew-deadline", "3s",
-          "--retry-period", "1s"));
-    }
-    Process p = new ProcessBuilder(command).redirectOutput(dir.resolve(name + ".out").toFile())
-        .redirectError(dir.resolve(name + ".err").toFile()).start();
+    List<String> args = new ArrayList<>(List.of("operator", "--controllers", controller, "--kubeconfig",
+        kubeconfig.toString(), "--http-port", Integer.toString(LoopbackPorts.freePort()), "--bind-address",
+        "127.0.0.1", "--namespace", ns));
+    args.addAll(replicas == 1 ? List.of("--no-leader-election") : OperatorProcess.replica(identity));
+    Process p = OperatorProcess.start(dir, name, args, Map.of());
     processes.add(p);
     return p;
   }
