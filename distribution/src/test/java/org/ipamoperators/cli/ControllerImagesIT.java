@@ -60,6 +60,10 @@ class ControllerImagesIT {
     assertThat(eip.layers().get(0)).as("the base layer is shared").isEqualTo(egressip.layers().get(0));
     assertThat(eip.appBytes()).as("eip application layers").isGreaterThan(vip.appBytes())
         .isLessThan(egressip.appBytes());
+    for (Image image : List.of(egressip, eip, vip, keepalived)) {
+      assertThat(image.libs()).as("%s libs: helm-java is ipam demo's, not a controller's", image.name())
+          .noneMatch(l -> l.startsWith("helm-java-") || l.startsWith("linux-amd64-") || l.startsWith("lib-api-"));
+    }
     System.out.printf("image sizes (compressed, base %d bytes): egressip app %d, eip app %d, vip app %d, "
         + "keepalived app %d%n", egressip.baseBytes(), egressip.appBytes(), eip.appBytes(), vip.appBytes(),
         keepalived.appBytes());
