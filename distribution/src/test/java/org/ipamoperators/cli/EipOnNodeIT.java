@@ -161,7 +161,9 @@ class EipOnNodeIT {
       Address address = ec2.describeAddresses().addresses().get(0);
       assertThat(ec2.describeAddresses().addresses()).hasSize(1);
       assertThat(address.privateIpAddress()).isEqualTo(RealNode.NODE_IP);
-      assertThat(address.instanceId()).isEqualTo(instance);
+      // moto records an association made by ENI with the ENI only: it is the instance's (the node's) interface.
+      assertThat(address.networkInterfaceId()).isEqualTo(ec2.describeInstances(r -> r.instanceIds(instance))
+          .reservations().get(0).instances().get(0).networkInterfaces().get(0).networkInterfaceId());
       assertThat(address.tags()).anySatisfy(t -> {
         assertThat(t.key()).isEqualTo(EipNames.TAG_CLUSTER);
         assertThat(t.value()).isEqualTo(CLUSTER);
