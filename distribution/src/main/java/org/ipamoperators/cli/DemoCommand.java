@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
         + DemoCluster.PREPARE + "; with --node a real node and the Helm chart), apply an example cluster, show "
         + "what they did; Ctrl-C removes everything.")
 final class DemoCommand implements Callable<Integer> {
-  private static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
+  static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
       .withGroup("k8s.ovn.org").withVersion("v1").withKind("EgressIP").withPlural("egressips")
       .withNamespaced(false).build();
   private static final List<String> CRDS = List.of("egressipams.redhatcop.redhat.io", "ipgroups.paas.org",
@@ -136,6 +136,11 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private void await(String what, Supplier<Boolean> condition) throws InterruptedException {
+    await(what, timeout, condition);
+  }
+
+  /** Polls {@code condition} (exceptions count as not yet) until it holds, or fails after {@code timeout}. */
+  static void await(String what, Duration timeout, Supplier<Boolean> condition) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       try {
@@ -196,7 +201,7 @@ final class DemoCommand implements Callable<Integer> {
     return egress && vip && keepalived;
   }
 
-  private static String egressIps(KubernetesClient client, String namespace) {
+  static String egressIps(KubernetesClient client, String namespace) {
     Namespace ns = client.namespaces().withName(namespace).get();
     return ns == null || ns.getMetadata().getAnnotations() == null ? null
         : ns.getMetadata().getAnnotations().get("egressip-ipam-operator.redhat-cop.io/egressips");

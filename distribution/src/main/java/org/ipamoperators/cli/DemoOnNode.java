@@ -4,14 +4,12 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
-import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -39,9 +37,6 @@ final class DemoOnNode {
   static final String NAMESPACE = "ipam-operators";
   static final String RELEASE = "ipam";
   static final String INTERFACE = "ipamnode-demo";
-  private static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
-      .withGroup("k8s.ovn.org").withVersion("v1").withKind("EgressIP").withPlural("egressips")
-      .withNamespaced(false).build();
   private static final String VIP = "192.0.2.100";
 
   private final PrintWriter out;
@@ -196,27 +191,28 @@ final class DemoOnNode {
     for (List<String> cmd : List.of(List.of("ip", "link", "add", INTERFACE, "type", "bridge"),
         List.of("ip", "addr", "add", "192.0.2.65/32", "dev", INTERFACE), List.of("ip", "link", "set", INTERFACE,
             "up"))) {
-      Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-      String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (p.waitFor() != 0) {
-        throw new IllegalStateException(String.join(" ", cmd) + ": " + text.strip());
-      }
+      ip(cmd, true);
     }
   }
 
   private static String addresses() {
     try {
-      Process p = new ProcessBuilder("ip", "-br", "addr", "show", "dev", INTERFACE).redirectErrorStream(true)
-          .start();
-      String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      p.waitFor();
-      return text;
+      return ip(List.of("ip", "-br", "addr", "show", "dev", INTERFACE), false);
     } catch (IOException e) {
       return "";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return "";
     }
+  }
+
+  private static String ip(List<String> cmd, boolean check) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (p.waitFor() != 0 && check) {
+      throw new IllegalStateException(String.join(" ", cmd) + ": " + text.strip());
+    }
+    return text;
   }
 
   private static boolean ready(KubernetesClient client, String controller) {
@@ -232,23 +228,13 @@ final class DemoOnNode {
   }
 
   private void await(String what, Supplier<Boolean> condition) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      try {
-        if (condition.get()) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        // not there yet
-      }
-      Thread.sleep(1000);
-    }
-    throw new IllegalStateException("timed out after " + timeout + " waiting for " + what);
+    DemoCommand.await(what, timeout, condition);
   }
 
   private static boolean done(KubernetesClient client) {
-    boolean egress = List.of("team-a", "team-b").stream().allMatch(ns -> egressIps(client, ns) != null
-        && client.genericKubernetesResources(EGRESS_IP).withName("egressipam-" + ns).get() != null);
+    boolean egress = List.of("team-a", "team-b").stream().allMatch(ns -> DemoCommand.egressIps(client, ns) != null
+        && client.genericKubernetesResources(DemoCommand.EGRESS_IP).withName("egressipam-" + ns).get()
+        != null);
     Service shop = client.services().inNamespace("team-a").withName("shop").get();
     boolean vip = shop != null && shop.getStatus() != null && shop.getStatus().getLoadBalancer() != null
         && !shop.getStatus().getLoadBalancer().getIngress().isEmpty();
@@ -258,21 +244,17 @@ final class DemoOnNode {
     return egress && vip && keepalived;
   }
 
-  private static String egressIps(KubernetesClient client, String namespace) {
-    Namespace ns = client.namespaces().withName(namespace).get();
-    return ns == null || ns.getMetadata().getAnnotations() == null ? null
-        : ns.getMetadata().getAnnotations().get("egressip-ipam-operator.redhat-cop.io/egressips");
-  }
-
   private void report(KubernetesClient client) {
     out.println();
-    out.println("egressip: EgressIPAM egress-zone-a (192.0.2.48/28 on nodes labelled egress-zone=a: " + DemoNode.NODE_NAME
-        + ")");
+    out.println("egressip: EgressIPAM egress-zone-a (192.0.2.48/28 on nodes labelled egress-zone=a: "
+        + DemoNode.NODE_NAME + ")");
     for (String ns : List.of("team-a", "team-b")) {
-      GenericKubernetesResource eip = client.genericKubernetesResources(EGRESS_IP).withName("egressipam-" + ns).get();
+      GenericKubernetesResource eip = client.genericKubernetesResources(DemoCommand.EGRESS_IP)
+          .withName("egressipam-" + ns).get();
       Object spec = eip == null ? null : eip.getAdditionalProperties().get("spec");
       String ips = spec instanceof Map<?, ?> m ? String.valueOf(m.get("egressIPs")) : "(none yet)";
-      out.printf("  namespace %-7s egress IPs %-14s EgressIP egressipam-%s %s%n", ns, egressIps(client, ns), ns, ips);
+      out.printf("  namespace %-7s egress IPs %-14s EgressIP egressipam-%s %s%n", ns,
+          DemoCommand.egressIps(client, ns), ns, ips);
     }
     out.println("vip: IPGroup demo-vips (192.0.2.160/28)");
     Service shop = client.services().inNamespace("team-a").withName("shop").get();

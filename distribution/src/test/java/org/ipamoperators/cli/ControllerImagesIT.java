@@ -17,8 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * One image per controller (the {@code image} profile): egressip's and eip's carry the AWS SDK and cloud-aws (eip's
  * without the Azure SDK and OpenShift's network model); vip's and keepalived's carry neither cloud SDK, nor
- * OpenShift's network model; all share the base layer and carry the {@code ipam} command. That the lean images run is shown by {@link ControllersOnNodeIT}, which runs each
- * controller from its own image on a real kubelet.
+ * OpenShift's network model; none carries helm-java (ipam demo's); all share the base layer and carry the
+ * {@code ipam} command. That the images run is shown by {@link ControllersOnNodeIT} and {@link EipOnNodeIT}, which
+ * run each controller from its own image on a real kubelet.
  */
 class ControllerImagesIT {
   private static final ObjectMapper JSON = new ObjectMapper();
