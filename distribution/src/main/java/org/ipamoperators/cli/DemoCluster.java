@@ -46,13 +46,22 @@ final class DemoCluster implements AutoCloseable {
 
   /** Where {@code scripts/test-env.sh} keeps etcd, kube-apiserver and kubectl, if it ran. */
   static Optional<Path> binaries(Map<String, String> env, String userHome) {
-    Path cache = Optional.ofNullable(env.get("IPAM_TEST_CACHE")).filter(s -> !s.isBlank()).map(Path::of)
-        .orElseGet(() -> Optional.ofNullable(env.get("XDG_CACHE_HOME")).filter(s -> !s.isBlank()).map(Path::of)
-            .orElse(Path.of(userHome, ".cache")).resolve("ipam-operators"));
-    Path bin = Optional.ofNullable(env.get("KUBE_API_TEST_DIR")).filter(s -> !s.isBlank()).map(Path::of)
-        .orElse(cache).resolve("k8s").resolve(VERSION + "-linux-amd64");
+    Path bin = binDir(env, cacheDir(env, userHome));
     boolean complete = Stream.of("etcd", "kube-apiserver", "kubectl").allMatch(b -> Files.isExecutable(bin.resolve(b)));
     return complete ? Optional.of(bin) : Optional.empty();
+  }
+
+  /** The test environment's cache ({@code IPAM_TEST_CACHE}, else the XDG cache's ipam-operators). */
+  static Path cacheDir(Map<String, String> env, String userHome) {
+    return Optional.ofNullable(env.get("IPAM_TEST_CACHE")).filter(s -> !s.isBlank()).map(Path::of)
+        .orElseGet(() -> Optional.ofNullable(env.get("XDG_CACHE_HOME")).filter(s -> !s.isBlank()).map(Path::of)
+            .orElse(Path.of(userHome, ".cache")).resolve("ipam-operators"));
+  }
+
+  /** Where the Kubernetes binaries of {@link #VERSION} are in the cache (kube-api-test's layout). */
+  static Path binDir(Map<String, String> env, Path cache) {
+    return Optional.ofNullable(env.get("KUBE_API_TEST_DIR")).filter(s -> !s.isBlank()).map(Path::of)
+        .orElse(cache).resolve("k8s").resolve(VERSION + "-linux-amd64");
   }
 
   /** Starts etcd and kube-apiserver from {@code bin} and waits until the apiserver is ready. */

@@ -37,9 +37,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Run the controllers on a throw-away local cluster (etcd + kube-apiserver from "
-        + DemoCluster.PREPARE + "), apply an example cluster, show what they did; Ctrl-C removes everything.")
+        + DemoCluster.PREPARE + "; with --node a real node and the Helm chart), apply an example cluster, show "
+        + "what they did; Ctrl-C removes everything.")
 final class DemoCommand implements Callable<Integer> {
-  private static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
+  static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
       .withGroup("k8s.ovn.org").withVersion("v1").withKind("EgressIP").withPlural("egressips")
       .withNamespaced(false).build();
   private static final List<String> CRDS = List.of("egressipams.redhatcop.redhat.io", "ipgroups.paas.org",
@@ -54,6 +55,18 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--exit", description = "stop after printing what the controllers did (scripts, tests)")
   boolean exit;
 
+  @Option(names = "--node", description = "run the Helm chart's controllers as pods on a real one-node Kubernetes "
+      + "(kubelet, containerd; as root, prepared by " + DemoOnNode.PREPARE + ") from the images this build made")
+  boolean node;
+
+  @Option(names = "--images", paramLabel = "DIR", description = "with --node: the controller image tars "
+      + "(default: images/ next to the ipam jar, where the build writes them)")
+  java.nio.file.Path images;
+
+  @Option(names = "--chart", paramLabel = "DIR", description = "with --node: the Helm chart "
+      + "(default: helm/ipam-operators next to the ipam jar)")
+  java.nio.file.Path chart;
+
   @Option(names = "--timeout", defaultValue = "180s", converter = DurationConverter.class, paramLabel = "DURATION",
       description = "how long to wait for the cluster and the controllers (default: ${DEFAULT-VALUE})")
   Duration timeout;
@@ -62,6 +75,11 @@ final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (node) {
+      java.nio.file.Path home = DemoOnNode.codeLocation();
+      return new DemoOnNode(out, timeout).run(environment, images != null ? images : home.resolve("images"),
+          chart != null ? chart : home.resolve("helm").resolve("ipam-operators"), exit, err);
+    }
     Optional<java.nio.file.Path> bin = DemoCluster.binaries(environment, System.getProperty("user.home"));
     if (bin.isEmpty()) {
       err.println("ipam demo needs etcd, kube-apiserver and kubectl " + DemoCluster.VERSION
@@ -118,6 +136,11 @@ final class DemoCommand implements Callable<Integer> {
   }
 
   private void await(String what, Supplier<Boolean> condition) throws InterruptedException {
+    await(what, timeout, condition);
+  }
+
+  /** Polls {@code condition} (exceptions count as not yet) until it holds, or fails after {@code timeout}. */
+  static void await(String what, Duration timeout, Supplier<Boolean> condition) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       try {
@@ -178,7 +201,7 @@ final class DemoCommand implements Callable<Integer> {
     return egress && vip && keepalived;
   }
 
-  private static String egressIps(KubernetesClient client, String namespace) {
+  static String egressIps(KubernetesClient client, String namespace) {
     Namespace ns = client.namespaces().withName(namespace).get();
     return ns == null || ns.getMetadata().getAnnotations() == null ? null
         : ns.getMetadata().getAnnotations().get("egressip-ipam-operator.redhat-cop.io/egressips");

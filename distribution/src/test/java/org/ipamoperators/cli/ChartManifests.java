@@ -20,8 +20,8 @@ import java.util.regex.Pattern;
  * chart is the one source of every object we ship: {@code helm template ipam} with one controller
  * enabled and monitoring on, each template's output in a file named after the template.
  *
- * <p>A build step, not a test: the build runs it after the test classes are compiled (helm-java and
- * its native Helm library are test dependencies, kept out of {@code ipam.jar}). It also packages the
+ * <p>A build step, not a test: the build runs it after the test classes are compiled (it lives with the
+ * tests; helm-java is in {@code ipam.jar} for {@code ipam demo --node}, never in an image). It also packages the
  * chart as {@code target/helm/ipam-operators-<version>.tgz} and writes the OLM bundle from the chart
  * with every controller enabled ({@link OlmBundle}).
  */

@@ -15,21 +15,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * One image per controller (the {@code image} profile): only egressip's carries the AWS SDK and cloud-aws; vip's
- * and keepalived's carry neither, nor OpenShift's network model; all three share the base layer and carry the
- * {@code ipam} command. That the lean images run is shown by {@link ControllersOnNodeIT}, which runs each
- * controller from its own image on a real kubelet.
+ * One image per controller (the {@code image} profile): egressip's and eip's carry the AWS SDK and cloud-aws (eip's
+ * without the Azure SDK and OpenShift's network model); vip's and keepalived's carry neither cloud SDK, nor
+ * OpenShift's network model; none carries helm-java (ipam demo's); all share the base layer and carry the
+ * {@code ipam} command. That the images run is shown by {@link ControllersOnNodeIT} and {@link EipOnNodeIT}, which
+ * run each controller from its own image on a real kubelet.
  */
 class ControllerImagesIT {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
-  void onlyTheEgressipImageCarriesTheCloudSdk(@TempDir Path dir) throws Exception {
+  void onlyTheEgressipAndEipImagesCarryTheAwsSdk(@TempDir Path dir) throws Exception {
     Assumptions.assumeTrue(System.getProperty("ipam.image.vip") != null,
         "no images built: run with -Dipam.image.base=... (scripts/test.sh does as root)");
     Image egressip = Image.read(Path.of(System.getProperty("ipam.image.egressip")), dir.resolve("egressip"));
     Image vip = Image.read(Path.of(System.getProperty("ipam.image.vip")), dir.resolve("vip"));
     Image keepalived = Image.read(Path.of(System.getProperty("ipam.image.keepalived")), dir.resolve("keepalived"));
+    Image eip = Image.read(Path.of(System.getProperty("ipam.image.eip")), dir.resolve("eip"));
 
     assertThat(egressip.libs()).anyMatch(l -> l.startsWith("ec2-")).anyMatch(l -> l.startsWith("cloud-aws-"))
         .anyMatch(l -> l.startsWith("sts-")).anyMatch(l -> l.startsWith("cloud-azure-"))
@@ -47,8 +49,25 @@ class ControllerImagesIT {
       assertThat(lean.layers().get(0)).as("the base layer is shared").isEqualTo(egressip.layers().get(0));
       assertThat(lean.appBytes()).as("%s application layers", lean.name()).isLessThan(egressip.appBytes() / 2);
     }
-    System.out.printf("image sizes (compressed, base %d bytes): egressip app %d, vip app %d, keepalived app %d%n",
-        egressip.baseBytes(), egressip.appBytes(), vip.appBytes(), keepalived.appBytes());
+    // eip's image is built after vip's with the same (stateful, shared) layer-filter extension: it must still
+    // carry the whole AWS SDK egressip's has, and nothing of Azure or OpenShift.
+    List<String> awsSdk = egressip.libs().stream().filter(l -> l.endsWith("-" + sdkVersion + ".jar")
+        || l.startsWith("eventstream-") || l.startsWith("reactive-streams-")).toList();
+    assertThat(awsSdk).hasSizeGreaterThan(10);
+    assertThat(eip.libs()).as("eip libs").containsAll(awsSdk)
+        .anyMatch(l -> l.startsWith("cloud-aws-")).anyMatch(l -> l.startsWith("controller-eip-"))
+        .noneMatch(l -> l.startsWith("azure-") || l.startsWith("cloud-azure-") || l.startsWith("msal4j"))
+        .noneMatch(l -> l.startsWith("openshift-model-"));
+    assertThat(eip.layers().get(0)).as("the base layer is shared").isEqualTo(egressip.layers().get(0));
+    assertThat(eip.appBytes()).as("eip application layers").isGreaterThan(vip.appBytes())
+        .isLessThan(egressip.appBytes());
+    for (Image image : List.of(egressip, eip, vip, keepalived)) {
+      assertThat(image.libs()).as("%s libs: helm-java is ipam demo's, not a controller's", image.name())
+          .noneMatch(l -> l.startsWith("helm-java-") || l.startsWith("linux-amd64-") || l.startsWith("lib-api-"));
+    }
+    System.out.printf("image sizes (compressed, base %d bytes): egressip app %d, eip app %d, vip app %d, "
+        + "keepalived app %d%n", egressip.baseBytes(), egressip.appBytes(), eip.appBytes(), vip.appBytes(),
+        keepalived.appBytes());
   }
 
   /** An OCI image tar as Jib writes it: its layers (digests, compressed sizes) and the jars in /app/libs. */
