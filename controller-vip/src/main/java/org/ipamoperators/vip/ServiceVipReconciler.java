@@ -510,45 +510,62 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     return out;
   }
 
+  /** Whether a claim's owner is this Service. */
+  private static boolean owns(ClaimOwner onClaim, ClaimOwner service) {
+    return service.sameAs(onClaim);
+  }
+
   private boolean release(Ip ip, ClaimOwner owner) {
     java.util.Optional<IPClaim> released = ledger.releaseClaim(ip, owner); // only if this owner holds it
     released.ifPresent(index::deleted);
     return released.isPresent();
   }
 
-  /** Releases everything the Service holds, and returns the addresses it held. */
-  private Set<String> releaseAll(Service svc, ClaimOwner owner) {
-    Map<Ip, String> ours = claimed(svc, owner);
-    Set<String> released = new HashSet<>();
-    ours.forEach((ip, under) -> {
-      drop(ip, under, owner, memberName(svc));
-      released.add(ip.toString());
-    });
+  /**
+   * Everything the Service holds (from the index, and the addresses it shows whose claim the API
+   * server says is its own), by address: {@code ""} its own claim, else the sharing key.
+   */
+  private Map<String, String> holdingsToRelease(Service svc, ClaimOwner owner) {
+    Map<String, String> out = new HashMap<>();
+    claimed(svc, owner).forEach((ip, under) -> out.put(ip.toString(), under));
     for (String s : VipServices.ingress(svc)) {
+      if (out.containsKey(s)) {
+        continue;
+      }
       try {
-        if (release(Ip.parse(s), owner)) {
-          released.add(s);
-        }
+        ledger.get(Ip.parse(s)).filter(c -> owns(c.getSpec().owner(), owner)).ifPresent(c -> out.put(s, ""));
       } catch (RuntimeException e) {
         // not an address of ours
       }
     }
-    return released;
+    return out;
   }
 
-  /** No longer ours to serve (type or class changed): release, clear our ingress, drop the finalizer. */
-  private void letGo(Service svc, ClaimOwner owner) {
-    Set<String> released = releaseAll(svc, owner);
+  /**
+   * Unpublish, then release: the Service stops showing what it holds before any claim of it is
+   * deleted, so no moment exists in which the address is free in the ledger while the Service still
+   * announces it (another Service, or a second replica, could take it then). Returns what it held.
+   */
+  private Set<String> unpublishThenRelease(Service svc, ClaimOwner owner) {
+    Map<String, String> held = holdingsToRelease(svc, owner);
     List<String> ingress = VipServices.ingress(svc);
-    // Only an ingress made of addresses this Service held is ours to clear.
-    if (!ingress.isEmpty() && released.containsAll(ingress)) {
-      status.write(svc, Ingress.none(), null);
+    if (ingress.stream().anyMatch(held::containsKey)) {
+      status.write(svc, Ingress.without(ingress, held.keySet()), null);
     }
+    held.forEach((ip, under) -> drop(Ip.parse(ip), under, owner, memberName(svc)));
+    return held.keySet();
+  }
+
+  /** No longer ours to serve (type or class changed): unpublish, release, drop the finalizer. */
+  private void letGo(Service svc, ClaimOwner owner) {
+    Set<String> released = unpublishThenRelease(svc, owner);
     if (VipServices.hasFinalizer(svc)) {
       removeFinalizer(svc);
     }
-    LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),
-        svc.getMetadata().getName(), released);
+    if (!released.isEmpty()) {
+      LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),
+          svc.getMetadata().getName(), released);
+    }
   }
 
   /** The old operator's finalizer: our own one protects the Service now, so the old one goes. */
@@ -571,11 +588,11 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   }
 
   /**
-   * Deletion: release every claim (or membership) of the Service (a claim already gone is fine),
-   * then let the Service go.
+   * Deletion: unpublish, release every claim (or membership) of the Service (a claim already gone
+   * is fine), then let the Service go.
    */
   private void cleanup(Service svc, ClaimOwner owner) {
-    releaseAll(svc, owner);
+    unpublishThenRelease(svc, owner);
     dropLegacyFinalizer(svc);
     if (VipServices.hasFinalizer(svc)) {
       removeFinalizer(svc);
