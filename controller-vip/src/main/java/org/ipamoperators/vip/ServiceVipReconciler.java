@@ -518,7 +518,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     if (heldUnder == null || heldUnder.isEmpty()) {
       release(ip, owner);
     } else {
-      shared.leave(ip, me);
+      shared.leave(ip, me, owner.uid()); // this Service's entry only, not a successor's of the same name
     }
   }
 
