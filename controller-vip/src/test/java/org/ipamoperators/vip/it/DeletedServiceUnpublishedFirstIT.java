@@ -54,6 +54,9 @@ class DeletedServiceUnpublishedFirstIT {
         Thread.sleep(500);
         return timeline.size() == n;
       });
+      assertThat(timeline.sawDeleted("Service", "a")).as("the watch saw a's deletion").isTrue();
+      assertThat(timeline.sawDeleted("IPClaim", org.ipamoperators.controller.common.ledger.ClaimNames.of(
+          org.ipamoperators.core.address.Ip.parse(x)))).as("the watch saw the release of %s", x).isTrue();
       assertThat(timeline.violations()).as("moments a Service showed an address it no longer held").isEmpty();
     } finally {
       operator.stop();

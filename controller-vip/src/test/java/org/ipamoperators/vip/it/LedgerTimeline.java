@@ -28,8 +28,23 @@ final class LedgerTimeline implements AutoCloseable {
   private final List<Watch> watches = new ArrayList<>();
 
   LedgerTimeline(KubernetesClient client) {
-    watches.add(client.services().watch(new Recorder<>("Service")));
-    watches.add(client.resources(IPClaim.class).watch(new Recorder<>("IPClaim")));
+    // A list, then a watch from its revision: every object as it was, then every change after.
+    var services = client.services().list();
+    Recorder<Service> s = new Recorder<>("Service");
+    services.getItems().forEach(x -> s.eventReceived(Watcher.Action.ADDED, x));
+    watches.add(client.services().withResourceVersion(services.getMetadata().getResourceVersion()).watch(s));
+    var claims = client.resources(IPClaim.class).list();
+    Recorder<IPClaim> c = new Recorder<>("IPClaim");
+    claims.getItems().forEach(x -> c.eventReceived(Watcher.Action.ADDED, x));
+    watches.add(client.resources(IPClaim.class).withResourceVersion(claims.getMetadata().getResourceVersion()).watch(c));
+  }
+
+  /** Whether the history holds a delete of that object (so a check over it cannot pass for lack of events). */
+  boolean sawDeleted(String kind, String name) {
+    synchronized (changes) {
+      return changes.stream().anyMatch(x -> x.kind().equals(kind) && x.action() == Watcher.Action.DELETED
+          && x.object().getMetadata().getName().equals(name));
+    }
   }
 
   private final class Recorder<T extends HasMetadata> implements Watcher<T> {
