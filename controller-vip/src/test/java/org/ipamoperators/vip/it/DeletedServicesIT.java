@@ -99,6 +99,7 @@ class DeletedServicesIT {
     String newUid = cluster.create(cluster.lb("s2")).getMetadata().getUid();
     assertThat(newUid).isNotEqualTo(uid.get("s2"));
 
+    LedgerTimeline timeline = new LedgerTimeline(client);
     operator = VipCluster.startOperator(server);
     await().atMost(WAIT).untilAsserted(() -> {
       // (The new s2 may get s1's address once it is free: only the owners tell.)
@@ -114,6 +115,9 @@ class DeletedServicesIT {
     assertThat(mine.getSpec().owner().uid()).isEqualTo(newUid);
     assertThat(cluster.ingress("s3")).containsExactly(shown.get("s3"));
     assertThat(cluster.claim(shown.get("s3")).getSpec().owner().uid()).isEqualTo(uid.get("s3"));
+    // The new s2 never showed an address under the first one's claim.
+    timeline.close();
+    assertThat(timeline.violations()).isEmpty();
   }
 
   @Test
