@@ -121,6 +121,28 @@ class DeletedServicesIT {
   }
 
   @Test
+  void aServiceThatStoppedBeingALoadBalancerWhileTheOperatorWasDownIsLetGoAtStart() {
+    cluster.group("p1", "192.0.2.0/29", List.of());
+    operator = VipCluster.startOperator(server);
+    cluster.create(cluster.lb("demoted"));
+    String x = served("demoted");
+    operator.stop();
+    operator = null;
+    client.services().withName("demoted").edit(s -> {
+      s.getSpec().setType("ClusterIP");
+      s.getSpec().setAllocateLoadBalancerNodePorts(null);
+      return s;
+    });
+    assertThat(cluster.claim(x)).isNotNull();
+    // Never admitted by the event filters now (not a LoadBalancer): the sweep hands it to its reconcile.
+    operator = VipCluster.startOperator(server);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.claim(x)).isNull();
+      assertThat(cluster.ingress("demoted")).isEmpty();
+    });
+  }
+
+  @Test
   void finalizersOfOlderVersionsAreRemovedOnce() {
     cluster.group("p1", "192.0.2.0/29", List.of());
     String ns = client.getNamespace();
