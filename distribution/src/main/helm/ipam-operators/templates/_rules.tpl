@@ -40,15 +40,16 @@
 {{- end -}}
 
 {{- define "ipam.rules.vip" -}}
-# LoadBalancer Services: read them, keep the controller's finalizer on them; delete: the clone
-# Service the old operator made for a VirtualIP, once that VirtualIP is migrated.
+# LoadBalancer Services: read them; patch: remove the finalizer older versions (and the old
+# operator) put on them, once, and migrate a VirtualIP's Service; delete: the clone Service the old
+# operator made for a VirtualIP, once that VirtualIP is migrated.
 - apiGroups: [""]
   resources: [services]
-  verbs: [get, list, watch, update, patch, delete]
-# The allocated addresses go to status.loadBalancer.ingress.
+  verbs: [get, list, watch, patch, delete]
+# The allocated addresses go to status.loadBalancer.ingress (one patch, never read first).
 - apiGroups: [""]
   resources: [services/status]
-  verbs: [get, update, patch]
+  verbs: [patch]
 # IPGroups may admit Services by their namespace's labels.
 - apiGroups: [""]
   resources: [namespaces]

@@ -45,6 +45,7 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   static final String CLAIMED_ELSEWHERE = "ClaimedElsewhere";
   private static final int LISTED = 20;
   private final VipMetrics metrics;
+  private final Runnable leading;
   private InformerEventSource<IPClaim, IPGroup> claims;
   private InformerEventSource<IPGroup, IPGroup> peers;
 
@@ -53,7 +54,13 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   }
 
   IPGroupStatusReconciler(VipMetrics metrics) {
+    this(metrics, () -> {});
+  }
+
+  /** {@code leading} runs at every reconcile (only the leader reconciles); it must be cheap and idempotent. */
+  IPGroupStatusReconciler(VipMetrics metrics, Runnable leading) {
     this.metrics = metrics;
+    this.leading = leading;
   }
 
   @Override
@@ -83,6 +90,7 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
 
   @Override
   public UpdateControl<IPGroup> reconcile(IPGroup group, Context<IPGroup> context) {
+    leading.run();
     String name = group.getMetadata().getName();
     Long generation = group.getMetadata().getGeneration();
     var old = group.getStatus() == null ? null : group.getStatus().conditions();

@@ -29,6 +29,11 @@ final class Ingress {
     return new Ingress(List.of());
   }
 
+  /** What the Service shows, without {@code gone} (addresses it is about to release). */
+  static Ingress without(List<String> current, Set<String> gone) {
+    return new Ingress(current.stream().filter(a -> !gone.contains(a)).toList());
+  }
+
   /** The addresses to show, or {@code current} when this ingress leaves them unchanged. */
   List<String> or(List<String> current) {
     return addresses == null ? current : addresses;

@@ -2,14 +2,14 @@ package org.ipamoperators.vip;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
-import io.fabric8.kubernetes.api.model.LoadBalancerStatus;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Instant;
-import java.util.ArrayList;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Optional;
 import org.ipamoperators.vip.api.VipAnnotations;
@@ -18,9 +18,10 @@ import org.ipamoperators.vip.plan.VipProblem;
 /**
  * Writes what a Service shows of its addresses: {@code status.loadBalancer.ingress} and our
  * condition {@value VipAnnotations#CONDITION}, together in one status write and only when either
- * changed (the transition time kept while the condition's status stays the same).
+ * changed (the transition time kept while the condition's status stays the same): one PATCH, no read.
  */
 final class ServiceStatusWriter {
+  private static final ObjectMapper JSON = new ObjectMapper();
   private final KubernetesClient client;
 
   ServiceStatusWriter(KubernetesClient client) {
@@ -66,7 +67,12 @@ final class ServiceStatusWriter {
         && a.get().getMessage().equals(b.getMessage());
   }
 
-  /** Sets the ingress and our condition (null: removes it). */
+  /**
+   * Sets the ingress and our condition (null: removes it) in one strategic-merge PATCH of the status,
+   * without reading the Service first: the ingress list is replaced whole (an atomic list), our
+   * condition is merged by its type (others' conditions stay), and the transition time is kept from
+   * the Service as the informer showed it while the condition's status stays the same.
+   */
   void write(Service svc, Ingress published, Condition condition) {
     List<String> ips = published.or(VipServices.ingress(svc));
     Optional<Condition> now = current(svc);
@@ -74,34 +80,30 @@ final class ServiceStatusWriter {
     if (VipServices.ingress(svc).equals(ips) && conditionSame) {
       return;
     }
-    List<LoadBalancerIngress> ingress = ips.stream().map(ip -> new LoadBalancerIngressBuilder().withIp(ip).build()).toList();
-    String since = Instant.now().toString();
+    Map<String, Object> loadBalancer = new LinkedHashMap<>();
+    loadBalancer.put("ingress", ips.isEmpty() ? null : ips.stream().map(ip -> Map.of("ip", ip)).toList());
+    Map<String, Object> cond = new LinkedHashMap<>();
+    cond.put("type", VipAnnotations.CONDITION);
+    if (condition == null) {
+      cond.put("$patch", "delete");
+    } else {
+      cond.put("status", condition.getStatus());
+      cond.put("reason", condition.getReason());
+      cond.put("message", condition.getMessage());
+      cond.put("observedGeneration", svc.getMetadata().getGeneration());
+      cond.put("lastTransitionTime", now.isPresent() && now.get().getStatus().equals(condition.getStatus())
+          && now.get().getLastTransitionTime() != null ? now.get().getLastTransitionTime() : Instant.now().toString());
+    }
+    Map<String, Object> status = new LinkedHashMap<>();
+    status.put("loadBalancer", loadBalancer);
+    status.put("conditions", List.of(cond));
+    String patch;
+    try {
+      patch = JSON.writeValueAsString(Map.of("status", status));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
     client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
-        .editStatus(s -> {
-          if (s.getStatus() == null) {
-            s.setStatus(new ServiceStatus());
-          }
-          s.getStatus().setLoadBalancer(new LoadBalancerStatus(ingress.isEmpty() ? null : ingress));
-          List<Condition> conditions = new ArrayList<>();
-          Condition previous = null;
-          if (s.getStatus().getConditions() != null) {
-            for (Condition x : s.getStatus().getConditions()) {
-              if (VipAnnotations.CONDITION.equals(x.getType())) {
-                previous = x;
-              } else {
-                conditions.add(x);
-              }
-            }
-          }
-          if (condition != null) {
-            condition.setObservedGeneration(s.getMetadata().getGeneration());
-            condition.setLastTransitionTime(previous != null && previous.getStatus().equals(condition.getStatus())
-                ? previous.getLastTransitionTime() : since);
-            conditions.add(condition);
-          }
-          s.getStatus().setConditions(conditions);
-          return s;
-        });
+        .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
   }
-
 }

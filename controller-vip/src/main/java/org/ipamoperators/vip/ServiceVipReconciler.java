@@ -39,6 +39,7 @@ import org.ipamoperators.vip.plan.LedgerEntry;
 import org.ipamoperators.vip.plan.ServiceHoldings;
 import org.ipamoperators.vip.plan.Taken;
 import org.ipamoperators.vip.plan.ServiceRequest;
+import org.ipamoperators.vip.plan.ServiceOwners;
 import org.ipamoperators.vip.plan.ShareMember;
 import org.ipamoperators.vip.plan.VipPlan;
 import org.ipamoperators.vip.plan.VipPlanner;
@@ -56,14 +57,20 @@ import org.slf4j.LoggerFactory;
  * released. Problems become a condition and Warning Events on the Service, which stays pending;
  * other Services are not held up.
  *
- * <p>The finalizer is this reconciler's own (java-operator-sdk's "reconcile on all events" mode):
- * it is added in the same pass that claims and publishes, right before the first claim, instead of
- * in a pass of its own that sends the Service to the back of the queue. In a catch-up of thousands
- * of Services that pass-of-its-own meant no Service was served before every one had its finalizer.
+ * <p>No finalizer (issue 12: it cost a write per Service). java-operator-sdk's "reconcile on all
+ * events" mode hands this reconciler the delete event with the Service's last state, and the
+ * Service's claims (of its uid: a Service re-created under the same name is another Service) are
+ * released then: it is gone from the API, so nothing shows the address any more. Claims of Services
+ * deleted while no operator ran are released by the {@link OrphanSweep}. A finalizer left by an
+ * older version (or the old operator's) is removed once, so those Services stay deletable.
+ *
+ * <p>Whenever a Service stops holding an address while it still exists (no longer a LoadBalancer of
+ * ours, or its pool no longer offers it), the address leaves its status before its claim is deleted.
  */
 @ControllerConfiguration(name = "vip-services", generationAwareEventProcessing = false,
     triggerReconcilerOnAllEvents = true,
-    informer = @Informer(genericFilter = VipServiceFilter.class),
+    informer = @Informer(onAddFilter = VipServiceFilter.class, onUpdateFilter = VipServiceFilter.OnUpdate.class,
+        itemStore = LeanItemStore.class),
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
 public class ServiceVipReconciler implements Reconciler<Service> {
   public static final String CONTROLLER = "vip";
@@ -75,8 +82,6 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   static {
     java.util.Arrays.setAll(KEY_LOCKS, i -> new Object());
   }
-  /** The field manager of our finalizer (java-operator-sdk's, which added it before, was the controller's name). */
-  private static final String FIELD_MANAGER = "vip-services";
   /** Plans per reconcile, those that lost a reservation to another thread (no write) included. */
   private static final int PLANS = 200;
 
@@ -96,18 +101,31 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   private volatile boolean indexReady;
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
+  private final OrphanSweep sweep;
 
   public ServiceVipReconciler(KubernetesClient client) {
     this(client, new VipMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
   }
 
   ServiceVipReconciler(KubernetesClient client, VipMetrics metrics) {
+    this(client, metrics, Set.of());
+  }
+
+  /** Serving the Services of {@code namespaces} (all when empty): the sweep looks at their claims only. */
+  ServiceVipReconciler(KubernetesClient client, VipMetrics metrics, Set<String> namespaces) {
     this.client = client;
     this.ledger = new ClusterLedger(client);
     this.shared = new SharedClaims(client, index);
     this.events = new EventRecorder(client, "vip-controller");
     this.metrics = metrics;
     this.status = new ServiceStatusWriter(client);
+    this.sweep = new OrphanSweep(client, index, namespaces, this::release,
+        (ip, m) -> shared.leave(ip, m.service(), m.uid()), this::awaitIndex);
+  }
+
+  /** Starts the orphan sweep (from the first reconcile of any VIP controller: the leader's). */
+  void leading() {
+    sweep.startOnce();
   }
 
   public static ClaimOwner owner(Service s) {
@@ -132,7 +150,9 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     // Neither source is read per Service (getSecondaryResources), so java-operator-sdk keeps no
     // primary-to-secondary index for them: it would map every claim to every pending Service, on
     // every event, filtered or not (quadratic in a catch-up: most of its CPU and memory).
+    sweep.servicesCache(context.getPrimaryCache());
     groups = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, Service.class)
+        .withItemStore(new LeanItemStore<>())
         .withPrimaryToSecondaryMapper(p -> Set.of())
         .withOnUpdateFilter((n, o) -> !java.util.Objects.equals(n.getSpec(), o.getSpec()))
         .withSecondaryToPrimaryMapper(g -> {
@@ -147,6 +167,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     // claim deleted by hand is noticed by its owner. Creations are our own doing and need no reconcile.
     // Every event, filtered or not, feeds the index first.
     claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, Service.class)
+        .withItemStore(new LeanItemStore<>())
         .withPrimaryToSecondaryMapper(p -> Set.of())
         .withOnAddFilter(c -> false)
         .withOnUpdateFilter((n, o) -> !SharedClaims.members(n).equals(SharedClaims.members(o)))
@@ -173,7 +194,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
         super.onDelete(c, finalStateUnknown);
       }
     };
-    return List.of(groups, claims);
+    return List.of(groups, claims, sweep);
   }
 
   /** The Services holding a claim: its owner, or the members of a shared one. */
@@ -228,7 +249,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     return new Taken(ip -> index.get(ip).map(ServiceVipReconciler::entry),
         () -> index.claims().stream().map(c -> index.get(ClaimIndex.address(c)))
             .flatMap(java.util.Optional::stream).map(ServiceVipReconciler::entry).toList(),
-        h.own(), e -> owner.sameAs(e.owner()) || e.owner().sameAs(keyOwner), lost);
+        h.own(), e -> ServiceOwners.same(owner, e.owner()) || e.owner().sameAs(keyOwner), lost);
   }
 
   /**
@@ -283,22 +304,28 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   public UpdateControl<Service> reconcile(Service svc, Context<Service> context) {
     ClaimOwner owner = owner(svc);
     if (context.isPrimaryResourceDeleted()) {
-      // Gone (its finalizer removed by us, or by someone else): whatever it still holds goes.
+      // Gone from the API, so nothing shows its addresses any more: what this Service (this uid)
+      // still holds goes. The event carries its last state.
+      awaitIndex();
       claimed(svc, owner).forEach((ip, under) -> drop(ip, under, owner, memberName(svc)));
       metrics.pending(memberName(svc), false);
       return UpdateControl.noUpdate();
     }
+    sweep.startOnce();
     if (svc.getMetadata().getDeletionTimestamp() != null) {
-      cleanup(svc, owner);
+      // Being deleted: it keeps showing (and holding) its addresses until it is gone, and its delete
+      // event releases them. Only a finalizer of an older version would keep it: removed.
+      dropOldFinalizers(svc);
+      metrics.pending(memberName(svc), false);
       return UpdateControl.noUpdate();
     }
     if (!VipServices.handles(svc)) {
+      awaitIndex();
       letGo(svc, owner);
       metrics.pending(memberName(svc), false);
       return UpdateControl.noUpdate();
     }
-    dropLegacyFinalizer(svc);
-    addFinalizer(svc);
+    dropOldFinalizers(svc);
     awaitIndex();
     List<GroupInfo> groupInfos = groups.list(g -> g.getSpec() != null && g.getMetadata().getDeletionTimestamp() == null)
         .map(g -> new GroupInfo(g.getMetadata().getName(), g.getSpec())).toList();
@@ -388,7 +415,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
             continue;
           }
           ClaimIndex.Entry e = index.get(w.ip()).orElse(null);
-          if (e != null && (e.owner().sameAs(holderOwner) || e.owner().sameAs(owner))) {
+          if (e != null && ((request.sharing() && e.owner().sameAs(holderOwner)) || ServiceOwners.same(owner, e.owner()))) {
             continue; // this Service's (or its key's) own claim or reservation: the write below settles it
           }
           if (!isRequested(request, w.ip())) {
@@ -472,6 +499,11 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     if (r.claim() != null) {
       index.seen(r.claim());
     }
+    if (r.ours() && !ServiceOwners.same(owner, r.holder())) {
+      // The claim of an earlier Service of this name (another uid): released by that one's delete
+      // event or the sweep, never inherited.
+      return r.holder().describe() + " (uid " + r.holder().uid() + ", an earlier Service of this name)";
+    }
     if (r.ours()) {
       if (r.outcome() == ClaimResult.Outcome.CLAIMED && heldUnder == null) {
         metrics.allocated(h.pool());
@@ -486,7 +518,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     if (heldUnder == null || heldUnder.isEmpty()) {
       release(ip, owner);
     } else {
-      shared.leave(ip, me);
+      shared.leave(ip, me, owner.uid()); // this Service's entry only, not a successor's of the same name
     }
   }
 
@@ -510,99 +542,101 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     return out;
   }
 
+  /**
+   * Deletes the claim on {@code ip} if, and only if, it is this Service's (name and uid), conditional
+   * on the version of the claim read: a claim re-created (by anyone) meanwhile is never removed. The
+   * index's copy is used when it shows the claim as the Service's (claims do not change), else the
+   * API server's.
+   */
   private boolean release(Ip ip, ClaimOwner owner) {
-    java.util.Optional<IPClaim> released = ledger.releaseClaim(ip, owner); // only if this owner holds it
-    released.ifPresent(index::deleted);
-    return released.isPresent();
+    IPClaim c = index.get(ip).map(ClaimIndex.Entry::claim).orElse(null);
+    for (int attempt = 0; attempt < 2; attempt++) {
+      if (c == null || c.getSpec() == null || !ServiceOwners.same(owner, c.getSpec().owner())) {
+        c = attempt == 0 ? ledger.get(ip).orElse(null) : null;
+        if (c == null || !ServiceOwners.same(owner, c.getSpec().owner())) {
+          return false;
+        }
+      }
+      try {
+        List<io.fabric8.kubernetes.api.model.StatusDetails> deleted = client.resources(IPClaim.class)
+            .withName(c.getMetadata().getName()).lockResourceVersion(c.getMetadata().getResourceVersion()).delete();
+        index.deleted(c);
+        return !deleted.isEmpty();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          index.deleted(c);
+          return false;
+        }
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        c = null; // changed since read: read it again
+      }
+    }
+    return false;
   }
 
-  /** Releases everything the Service holds, and returns the addresses it held. */
-  private Set<String> releaseAll(Service svc, ClaimOwner owner) {
-    Map<Ip, String> ours = claimed(svc, owner);
-    Set<String> released = new HashSet<>();
-    ours.forEach((ip, under) -> {
-      drop(ip, under, owner, memberName(svc));
-      released.add(ip.toString());
-    });
+  /**
+   * Everything the Service holds (from the index, and the addresses it shows whose claim the API
+   * server says is its own), by address: {@code ""} its own claim, else the sharing key.
+   */
+  private Map<String, String> holdingsToRelease(Service svc, ClaimOwner owner) {
+    Map<String, String> out = new HashMap<>();
+    claimed(svc, owner).forEach((ip, under) -> out.put(ip.toString(), under));
     for (String s : VipServices.ingress(svc)) {
+      if (out.containsKey(s)) {
+        continue;
+      }
       try {
-        if (release(Ip.parse(s), owner)) {
-          released.add(s);
-        }
+        ledger.get(Ip.parse(s)).filter(c -> ServiceOwners.same(owner, c.getSpec().owner())).ifPresent(c -> out.put(s, ""));
       } catch (RuntimeException e) {
         // not an address of ours
       }
     }
-    return released;
+    return out;
   }
 
-  /** No longer ours to serve (type or class changed): release, clear our ingress, drop the finalizer. */
-  private void letGo(Service svc, ClaimOwner owner) {
-    Set<String> released = releaseAll(svc, owner);
+  /**
+   * Unpublish, then release: the Service stops showing what it holds before any claim of it is
+   * deleted, so no moment exists in which the address is free in the ledger while the Service still
+   * announces it (another Service, or a second replica, could take it then). Returns what it held.
+   */
+  private Set<String> unpublishThenRelease(Service svc, ClaimOwner owner) {
+    Map<String, String> held = holdingsToRelease(svc, owner);
     List<String> ingress = VipServices.ingress(svc);
-    // Only an ingress made of addresses this Service held is ours to clear.
-    if (!ingress.isEmpty() && released.containsAll(ingress)) {
-      status.write(svc, Ingress.none(), null);
+    if (ingress.stream().anyMatch(held::containsKey)) {
+      status.write(svc, Ingress.without(ingress, held.keySet()), null);
     }
-    if (VipServices.hasFinalizer(svc)) {
-      removeFinalizer(svc);
-    }
-    LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),
-        svc.getMetadata().getName(), released);
+    held.forEach((ip, under) -> drop(Ip.parse(ip), under, owner, memberName(svc)));
+    return held.keySet();
   }
 
-  /** The old operator's finalizer: our own one protects the Service now, so the old one goes. */
-  private void dropLegacyFinalizer(Service svc) {
-    if (svc.getMetadata().getFinalizers() == null
-        || !svc.getMetadata().getFinalizers().contains(VipAnnotations.LEGACY_FINALIZER)) {
+  /** No longer ours to serve (type or class changed): unpublish, release, drop an old finalizer. */
+  private void letGo(Service svc, ClaimOwner owner) {
+    Set<String> released = unpublishThenRelease(svc, owner);
+    dropOldFinalizers(svc);
+    if (!released.isEmpty()) {
+      LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),
+          svc.getMetadata().getName(), released);
+    }
+  }
+
+  /**
+   * Finalizers nobody removes any more: ours from versions before issue 12 (this one has none), and
+   * the old operator's. Removed once (one PATCH, only on Services that carry one), so that upgraded
+   * clusters keep their Services deletable.
+   */
+  private void dropOldFinalizers(Service svc) {
+    List<String> f = svc.getMetadata().getFinalizers();
+    if (f == null || !(f.contains(VipAnnotations.FINALIZER) || f.contains(VipAnnotations.LEGACY_FINALIZER))) {
       return;
     }
     try {
       client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
           .edit(s -> {
-            s.getMetadata().getFinalizers().remove(VipAnnotations.LEGACY_FINALIZER);
-            return s;
-          });
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
-      }
-    }
-  }
-
-  /**
-   * Deletion: release every claim (or membership) of the Service (a claim already gone is fine),
-   * then let the Service go.
-   */
-  private void cleanup(Service svc, ClaimOwner owner) {
-    releaseAll(svc, owner);
-    dropLegacyFinalizer(svc);
-    if (VipServices.hasFinalizer(svc)) {
-      removeFinalizer(svc);
-    }
-    metrics.pending(memberName(svc), false);
-  }
-
-  /**
-   * Our finalizer, before the first claim: a Service deleted from then on is released by {@link
-   * #cleanup}. Server-side apply of the finalizer alone (the list is a set: other finalizers stay).
-   */
-  private void addFinalizer(Service svc) {
-    if (VipServices.hasFinalizer(svc)) {
-      return;
-    }
-    Service apply = new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata()
-        .withName(svc.getMetadata().getName()).withNamespace(svc.getMetadata().getNamespace())
-        .withFinalizers(VipAnnotations.FINALIZER).endMetadata().build();
-    client.services().inNamespace(svc.getMetadata().getNamespace()).resource(apply)
-        .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
-  }
-
-  private void removeFinalizer(Service svc) {
-    try {
-      client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
-          .edit(s -> {
-            s.getMetadata().getFinalizers().remove(VipAnnotations.FINALIZER);
+            if (s.getMetadata().getFinalizers() != null) {
+              s.getMetadata().getFinalizers().removeAll(List.of(VipAnnotations.FINALIZER, VipAnnotations.LEGACY_FINALIZER));
+            }
             return s;
           });
     } catch (KubernetesClientException e) {

@@ -154,6 +154,14 @@ final class SharedClaims {
    * Returns whether the Service was a member.
    */
   boolean leave(Ip ip, String service) {
+    return leave(ip, service, null);
+  }
+
+  /**
+   * {@link #leave}, only when the member recorded under {@code service} has {@code uid} (any when
+   * null): the sweep removes a Service that is gone, never its successor of the same name.
+   */
+  boolean leave(Ip ip, String service, String uid) {
     String name = ClaimNames.of(ip);
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       IPClaim c = client.resources(IPClaim.class).withName(name).get();
@@ -161,7 +169,9 @@ final class SharedClaims {
         return false;
       }
       List<ShareMember> members = members(c);
-      List<ShareMember> rest = members.stream().filter(m -> !m.service().equals(service)).toList();
+      List<ShareMember> rest = members.stream()
+          .filter(m -> !(m.service().equals(service) && (uid == null || m.uid() == null || uid.equals(m.uid()))))
+          .toList();
       if (rest.size() == members.size()) {
         return false;
       }

@@ -24,12 +24,14 @@ public final class VipControllers {
       java.util.Set<String> namespaces) {
     LegacyAdoption.adopt(client);
     VipMetrics metrics = new VipMetrics(registry);
+    ServiceVipReconciler services = new ServiceVipReconciler(client, metrics, namespaces);
     if (namespaces.isEmpty()) {
-      operator.register(new ServiceVipReconciler(client, metrics));
+      operator.register(services);
     } else {
-      operator.register(new ServiceVipReconciler(client, metrics), o -> o.settingNamespaces(namespaces));
+      operator.register(services, o -> o.settingNamespaces(namespaces));
     }
-    operator.register(new IPGroupStatusReconciler(metrics));
+    // Its reconciles run on the leader only, like the Services': the first one starts the orphan sweep.
+    operator.register(new IPGroupStatusReconciler(metrics, services::leading));
     new VirtualIPMigration(client).start();
   }
 }

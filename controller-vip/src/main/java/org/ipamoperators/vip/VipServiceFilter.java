@@ -1,16 +1,26 @@
 package org.ipamoperators.vip;
 
 import io.fabric8.kubernetes.api.model.Service;
-import io.javaoperatorsdk.operator.processing.event.source.filter.GenericFilter;
+import io.javaoperatorsdk.operator.processing.event.source.filter.OnAddFilter;
+import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 
 /**
- * Lets through only Services this controller serves, and those it served (they carry its
- * finalizer) so that it can let go of them. Everything else in the cluster is never reconciled and
- * never gets a finalizer.
+ * Lets through only Services this controller serves, those that carry a finalizer of an older
+ * version (removed once) and, on an update, those it served until this change (it lets go of
+ * them: unpublish, then release). Everything else in the cluster is never reconciled. Delete
+ * events always pass: a deleted Service's claims (if any) are released on its delete event.
  */
-public class VipServiceFilter implements GenericFilter<Service> {
+public class VipServiceFilter implements OnAddFilter<Service> {
   @Override
   public boolean accept(Service s) {
     return VipServices.handles(s) || VipServices.hasFinalizer(s);
+  }
+
+  /** Updates: served now or before the change, or carrying an old finalizer. */
+  public static class OnUpdate implements OnUpdateFilter<Service> {
+    @Override
+    public boolean accept(Service now, Service before) {
+      return VipServices.handles(now) || VipServices.hasFinalizer(now) || VipServices.handles(before);
+    }
   }
 }

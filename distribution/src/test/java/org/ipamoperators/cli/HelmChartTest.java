@@ -78,6 +78,36 @@ class HelmChartTest {
   }
 
   @Test
+  void theVipControllerRunsASmallJvmOfItsOwnAndTheOthersKeepTheChartWideOne() {
+    List<HasMetadata> objects = objects(template().set("controllers.vip.enabled", true));
+    var byName = new java.util.HashMap<String, io.fabric8.kubernetes.api.model.Container>();
+    for (Deployment d : Manifests.ofType(objects, Deployment.class)) {
+      byName.put(d.getMetadata().getName(), d.getSpec().getTemplate().getSpec().getContainers().get(0));
+    }
+    var vip = byName.get("test-vip");
+    assertThat(env(vip, "JAVA_TOOL_OPTIONS")).isEqualTo("-Xms32m -Xmx256m -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m"
+        + " -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError");
+    assertThat(env(vip, "MALLOC_ARENA_MAX")).isEqualTo("2");
+    assertThat(vip.getResources().getRequests().get("memory").toString()).isEqualTo("256Mi");
+    assertThat(vip.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");
+    var egress = byName.get("test-egressip");
+    assertThat(env(egress, "JAVA_TOOL_OPTIONS")).isEqualTo("-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError");
+    assertThat(env(egress, "MALLOC_ARENA_MAX")).isNull();
+    assertThat(egress.getResources().getLimits().get("memory").toString()).isEqualTo("512Mi");
+    // A controller's own setting wins over the chart-wide one, which still applies to the others.
+    var custom = objects(template().set("controllers.vip.enabled", true).set("controllers.vip.javaToolOptions", "-Xmx1g")
+        .set("javaToolOptions", "-Xmx2g"));
+    for (Deployment d : Manifests.ofType(custom, Deployment.class)) {
+      assertThat(env(d.getSpec().getTemplate().getSpec().getContainers().get(0), "JAVA_TOOL_OPTIONS"))
+          .isEqualTo(d.getMetadata().getName().equals("test-vip") ? "-Xmx1g" : "-Xmx2g");
+    }
+  }
+
+  private static String env(io.fabric8.kubernetes.api.model.Container c, String name) {
+    return c.getEnv().stream().filter(e -> e.getName().equals(name)).map(e -> e.getValue()).findFirst().orElse(null);
+  }
+
+  @Test
   void theEgressAlertsNeedTheEgressController() {
     List<HasMetadata> objects = objects(template().set("controllers.egressip.enabled", false)
         .set("controllers.vip.enabled", true).set("monitoring.prometheusRule", true));

@@ -53,8 +53,8 @@ class ManifestsTest {
           Map.entry("k8s.ovn.org/egressips", ALL_VERBS),
           Map.entry("config.openshift.io/infrastructures", READ)),
       "vip", Map.ofEntries(
-          Map.entry("/services", List.of("delete", "get", "list", "patch", "update", "watch")),
-          Map.entry("/services/status", List.of("get", "patch", "update")),
+          Map.entry("/services", List.of("delete", "get", "list", "patch", "watch")),
+          Map.entry("/services/status", List.of("patch")),
           Map.entry("/namespaces", List.of("get")),
           Map.entry("/events", List.of("create", "get", "patch", "update")),
           Map.entry("ipam.ipamoperators.org/ipclaims",

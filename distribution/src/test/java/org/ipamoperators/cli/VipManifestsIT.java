@@ -104,13 +104,13 @@ class VipManifestsIT {
         Service s = client.services().withName("web").get();
         assertThat(s.getStatus().getLoadBalancer().getIngress()).extracting(LoadBalancerIngress::getIp)
             .singleElement().satisfies(ip -> assertThat(ip).startsWith("198.51.100."));
-        assertThat(s.getMetadata().getFinalizers()).contains("ipam.ipamoperators.org/vip");
+        assertThat(s.getMetadata().getFinalizers()).isNullOrEmpty(); // none since issue 12
       });
       Ip ip = Ip.parse(client.services().withName("web").get().getStatus().getLoadBalancer().getIngress().get(0)
           .getIp());
       assertThat(new ClusterLedger(client).get(ip)).as("the ledger entry behind %s", ip).isPresent();
 
-      // Deleting the Service frees its address: the finalizer is removed under the same rights.
+      // Deleting the Service frees its address (on its delete event, under the same rights).
       client.services().withName("web").delete();
       await().atMost(WAIT).failFast(run::assertRunning).untilAsserted(() -> {
         assertThat(client.services().withName("web").get()).isNull();

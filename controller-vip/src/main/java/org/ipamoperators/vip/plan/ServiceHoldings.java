@@ -36,7 +36,7 @@ public record ServiceHoldings(List<Holding> held, Map<Ip, SharedAddress> joinabl
     List<Ip> leaveAfter = new ArrayList<>();
     for (LedgerEntry e : related) {
       ClaimOwner o = e.owner();
-      if (owner.sameAs(o)) {
+      if (ServiceOwners.same(owner, o)) {
         if (!e.reserved()) { // a reservation is not a claim: nothing is held yet
           held.add(new Holding(e.ip(), e.pool()));
           heldUnder.put(e.ip(), "");

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Taking over from the old operator, against a real API server with its objects created first:
  * its IP objects are adopted at start (no Service changes address, no adopted address is handed
- * out again, leaked ones are not adopted), its finalizer is replaced, and a legacy VirtualIP is
+ * out again, leaked ones are not adopted), its finalizer is removed (none replaces it), and a legacy VirtualIP is
  * migrated by the {@code virtualips.paas.org/migrate} annotation.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
@@ -128,8 +128,9 @@ class MigrationIT {
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(cluster.ingress("new")).containsExactly("192.0.2.2");
       assertThat(cluster.service("dying")).isNull();
-      assertThat(cluster.service("old-a").getMetadata().getFinalizers()).containsExactly(VipAnnotations.FINALIZER);
-      assertThat(cluster.service("old-b").getMetadata().getFinalizers()).containsExactly(VipAnnotations.FINALIZER);
+      // The old operator's finalizer is gone and none replaces it (claims are released on delete events).
+      assertThat(cluster.service("old-a").getMetadata().getFinalizers()).isNullOrEmpty();
+      assertThat(cluster.service("old-b").getMetadata().getFinalizers()).isNullOrEmpty();
     });
     assertThat(cluster.ingress("old-a")).containsExactly("192.0.2.5");
     assertThat(cluster.ingress("old-b")).containsExactly("192.0.2.1");

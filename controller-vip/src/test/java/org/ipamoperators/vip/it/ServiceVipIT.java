@@ -74,7 +74,8 @@ class ServiceVipIT {
     assertThat(claim.getSpec().owner().kind()).isEqualTo("Service");
     assertThat(claim.getSpec().owner().namespace()).isEqualTo(client.getNamespace());
     assertThat(claim.getSpec().owner().name()).isEqualTo("web");
-    assertThat(cluster.service("web").getMetadata().getFinalizers()).contains(VipAnnotations.FINALIZER);
+    // No finalizer (issue 12): the claim is released on the Service's delete event.
+    assertThat(cluster.service("web").getMetadata().getFinalizers()).isNullOrEmpty();
     await().atMost(WAIT).untilAsserted(() -> {
       IPGroup g = cluster.group("p1");
       assertThat(condition(g, "Ready")).isEqualTo("True");

@@ -226,7 +226,15 @@ class VipScaleBenchmark {
     }
     command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchmarkOperator.class.getName(),
         kubeconfig.toString(), ns));
-    Process operator = new ProcessBuilder(command).redirectErrorStream(true).start();
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    // e.g. -Dipam.scale.operatorEnv=MALLOC_ARENA_MAX=2 (comma-separated NAME=VALUE pairs), as the chart sets it
+    for (String pair : System.getProperty("ipam.scale.operatorEnv", "").split(",")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0) {
+        pb.environment().put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+      }
+    }
+    Process operator = pb.start();
     long started = System.currentTimeMillis();
     try {
       Map<String, Double> before = writes(client);

@@ -15,6 +15,11 @@ import io.fabric8.generator.annotation.Required;
  * the controllers release an owner's claims before its finalizer goes; a claim left behind (the
  * finalizer removed by hand, a controller not running) goes to the next object of that name rather
  * than being lost. Tested in ClusterLedgerIT and ClusterIdLedgerIT.
+ *
+ * <p>controller-vip is the exception: its Services carry no finalizer (issue 12), so a Service may
+ * be re-created under its name before the old one's claim is released. There a Service is also
+ * its uid ({@code org.ipamoperators.vip.plan.ServiceOwners}): the new one gets a claim of its own,
+ * the old claim goes with the old Service's delete event or the orphan sweep.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ClaimOwner(@Required String controller, @Required String kind, String namespace,

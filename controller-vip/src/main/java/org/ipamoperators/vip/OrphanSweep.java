@@ -1,0 +1,184 @@
+package org.ipamoperators.vip;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.processing.event.Event;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiPredicate;
+import org.ipamoperators.controller.common.ledger.ClaimIndex;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.vip.plan.ShareMember;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Releases the claims of Services that no longer exist, which the delete events did not release:
+ * Services deleted while no operator ran (or while this one was not the leader), a delete event
+ * lost with a crash. Runs on the leader only (started by the first reconcile, which only the leader
+ * gets), once at start and then every {@link #interval()} ({@code IPAM_VIP_SWEEP_INTERVAL} or
+ * {@code ipam.vip.sweepInterval}: an ISO-8601 duration such as {@code PT5M}, or seconds; 5
+ * minutes by default).
+ *
+ * <p>An owner missing from the informer's cache is not taken to be gone: the cache of a fresh
+ * leader may not show a Service another replica served a moment ago. Before its claim goes, a GET
+ * (name and uid) confirms that the Service is gone, or is another Service by now (re-created under
+ * the same name). A Service that exists but is no longer a LoadBalancer of ours (changed while no
+ * operator ran) is handed to its reconcile (an event of this source), which unpublishes, then releases.
+ */
+final class OrphanSweep extends AbstractEventSource<Void, Service> {
+  private static final Logger LOG = LoggerFactory.getLogger(OrphanSweep.class);
+  static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(5);
+
+  /** Releases a Service's own claim on an address, conditionally on its uid; true when deleted. */
+  interface Releaser {
+    boolean release(Ip ip, ClaimOwner owner);
+  }
+
+  private final KubernetesClient client;
+  private final ClaimIndex index;
+  private final Set<String> namespaces;
+  private final Releaser releaser;
+  private final BiPredicate<Ip, ShareMember> leaver;
+  private final Runnable awaitIndex;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private volatile IndexerResourceCache<Service> services;
+  private volatile ScheduledExecutorService timer;
+
+  OrphanSweep(KubernetesClient client, ClaimIndex index, Set<String> namespaces, Releaser releaser,
+      BiPredicate<Ip, ShareMember> leaver, Runnable awaitIndex) {
+    super(Void.class, "vip-orphan-sweep");
+    this.client = client;
+    this.index = index;
+    this.namespaces = namespaces;
+    this.releaser = releaser;
+    this.leaver = leaver;
+    this.awaitIndex = awaitIndex;
+  }
+
+  void servicesCache(IndexerResourceCache<Service> cache) {
+    this.services = cache;
+  }
+
+  /** The sweep interval from the environment (or system property); the default when unset. */
+  static Duration interval() {
+    String v = System.getProperty("ipam.vip.sweepInterval", System.getenv("IPAM_VIP_SWEEP_INTERVAL"));
+    return parseInterval(v);
+  }
+
+  static Duration parseInterval(String v) {
+    if (v == null || v.isBlank()) {
+      return DEFAULT_INTERVAL;
+    }
+    Duration d;
+    try {
+      d = v.trim().matches("\\d+") ? Duration.ofSeconds(Long.parseLong(v.trim())) : Duration.parse(v.trim());
+    } catch (DateTimeParseException | NumberFormatException e) {
+      throw new IllegalArgumentException("IPAM_VIP_SWEEP_INTERVAL: '" + v
+          + "' is neither an ISO-8601 duration (PT5M) nor a number of seconds", e);
+    }
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException("IPAM_VIP_SWEEP_INTERVAL: must be positive, was '" + v + "'");
+    }
+    return d;
+  }
+
+  /** Starts sweeping (now, then every interval), once; called from reconciles, which run on the leader only. */
+  void startOnce() {
+    if (!started.compareAndSet(false, true)) {
+      return;
+    }
+    Duration every = interval();
+    ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread th = new Thread(r, "vip-orphan-sweep");
+      th.setDaemon(true);
+      return th;
+    });
+    timer = t;
+    t.scheduleWithFixedDelay(() -> {
+      try {
+        int n = sweep();
+        if (n > 0) {
+          LOG.info("orphan sweep: released {} claims of Services that are gone", n);
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("orphan sweep failed, next one in {}: {}", every, e.toString());
+      }
+    }, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** One pass over the claims of Services; returns how many claims (or memberships) it released. */
+  int sweep() {
+    awaitIndex.run();
+    int released = 0;
+    for (IPClaim c : index.claims()) {
+      Ip ip = ClaimIndex.address(c);
+      ClaimOwner o = c.getSpec().owner();
+      if (ip == null || !ServiceVipReconciler.CONTROLLER.equals(o.controller())) {
+        continue;
+      }
+      if ("Service".equals(o.kind())) {
+        if (served(o.namespace()) && !exists(o.namespace(), o.name(), o.uid()) && releaser.release(ip, o)) {
+          released++;
+        }
+      } else if (SharedClaims.isShared(o)) {
+        for (ShareMember m : SharedClaims.members(c)) {
+          int slash = m.service().indexOf('/');
+          if (slash > 0 && served(m.service().substring(0, slash))
+              && !exists(m.service().substring(0, slash), m.service().substring(slash + 1), m.uid())
+              && leaver.test(ip, m)) {
+            released++;
+          }
+        }
+      }
+    }
+    return released;
+  }
+
+  private boolean served(String namespace) {
+    return namespaces.isEmpty() || namespaces.contains(namespace);
+  }
+
+  /**
+   * Whether the Service (of that uid, when recorded) exists: the cache first; when it does not show
+   * it, or shows another uid, the API server decides.
+   */
+  private boolean exists(String namespace, String name, String uid) {
+    ResourceID id = new ResourceID(name, namespace);
+    IndexerResourceCache<Service> cache = services;
+    Optional<Service> cached = cache == null ? Optional.empty() : cache.get(id);
+    if (cached.isPresent() && (uid == null || uid.equals(cached.get().getMetadata().getUid()))) {
+      if (!VipServices.handles(cached.get()) && isRunning()) {
+        getEventHandler().handleEvent(new Event(id)); // no longer ours: its reconcile lets go
+      }
+      return true;
+    }
+    Service live = client.services().inNamespace(namespace).withName(name).get();
+    return live != null && (uid == null || uid.equals(live.getMetadata().getUid()));
+  }
+
+  @Override
+  public Set<Void> getSecondaryResources(Service primary) {
+    return Set.of();
+  }
+
+  @Override
+  public void stop() {
+    ScheduledExecutorService t = timer;
+    if (t != null) {
+      t.shutdownNow();
+    }
+    super.stop();
+  }
+}
