@@ -46,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class EgressScaleBenchmark {
