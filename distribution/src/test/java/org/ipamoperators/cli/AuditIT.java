@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * releases only the claim of an owner that is gone.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.NET_NAMESPACE})
