@@ -387,9 +387,6 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         parsedBlocks.put(name, p);
       }
       for (ClaimFact f : p.facts()) {
-        if (ours.containsKey(f.address()) && ours.get(f.address()).claim() != null && !pool.equals(f.pool())) {
-          ours.remove(f.address()); // held twice (a crash between write and check): the audit reports it
-        }
         out.add(f);
         if (pool.equals(f.pool())) {
           IPBlockEntry e = b.entries().get(f.address().toString());
