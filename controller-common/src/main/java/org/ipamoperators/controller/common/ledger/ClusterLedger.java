@@ -17,7 +17,9 @@ import org.ipamoperators.core.ledger.Claim;
  * The suite's shared record of who holds which address, kept in the cluster as one {@link IPClaim}
  * per address. Creating the object is the lock, so no address can be given to two owners, even by
  * two replicas with stale caches. Reads for planning may come from an informer cache; the create
- * here always goes to the API server.
+ * here always goes to the API server. Addresses may also be held by entries of {@link IPBlock}s
+ * ({@link BlockLedger}): a claim created here is checked against the address's block afterwards and
+ * withdrawn when an entry exists, so an address is never held in both.
  */
 public final class ClusterLedger {
   public static final String LABEL_CONTROLLER = "ipam.ipamoperators.org/controller";
