@@ -12,9 +12,13 @@
 - apiGroups: [""]
   resources: [events]
   verbs: [create, get, update, patch]
-# The cluster ledger: one IPClaim per address.
+# The cluster ledger: one IPClaim per address (older versions' claims, honoured and released).
 - apiGroups: [ipam.ipamoperators.org]
   resources: [ipclaims]
+  verbs: [get, list, watch, create, update, patch, delete, deletecollection]
+# The block ledger: this controller's addresses, 64 to an IPBlock, written by compare-and-swap.
+- apiGroups: [ipam.ipamoperators.org]
+  resources: [ipblocks]
   verbs: [get, list, watch, create, update, patch, delete, deletecollection]
 - apiGroups: [redhatcop.redhat.io]
   resources: [egressipams]
@@ -62,6 +66,10 @@
 - apiGroups: [ipam.ipamoperators.org]
   resources: [ipclaims]
   verbs: [get, list, watch, create, update, patch, delete]
+# The block ledger, read after each claim: an address with a block entry is taken.
+- apiGroups: [ipam.ipamoperators.org]
+  resources: [ipblocks]
+  verbs: [get, list, watch]
 - apiGroups: [paas.org]
   resources: [ipgroups]
   verbs: [get, list, watch]
@@ -146,6 +154,10 @@
 - apiGroups: [ipam.ipamoperators.org]
   resources: [ipclaims]
   verbs: [create, delete, get, list]
+# The block ledger, read after each claim: an address with a block entry is taken.
+- apiGroups: [ipam.ipamoperators.org]
+  resources: [ipblocks]
+  verbs: [get, list, watch]
 # Eips: create and delete the ones autocreated for pods; patch: v1 spec.podName moved to v2.
 - apiGroups: [materialize.cloud]
   resources: [eips]

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.failover.HealthObservation;
@@ -27,7 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Cluster objects as the egress policy reads them: namespaces, nodes and claims turned into the
+ * Cluster objects as the egress policy reads them: namespaces, nodes and claims (IPClaims, and the
+ * entries of IPBlocks, which hold this controller's allocations since block claims) turned into the
  * planner's facts. One place for it, because the reconciler and {@code ipam plan} must read a
  * cluster the same way to decide the same (the planner itself is {@link
  * org.ipamoperators.egressip.plan.EgressPolicy}).
@@ -129,17 +131,55 @@ public final class EgressFacts {
   }
 
   /**
+   * A block's entries as facts (never published by label: the namespace's record says what was
+   * published). An entry whose address does not parse, or that has no owner, is logged and skipped.
+   */
+  public static List<ClaimFact> claims(IPBlock b) {
+    List<ClaimFact> out = new java.util.ArrayList<>(b.entries().size());
+    b.entries().forEach((address, e) -> {
+      if (e == null || e.owner() == null) {
+        LOG.warn("IPBlock {} has an entry for '{}' without owner; it is ignored", b.getMetadata().getName(), address);
+        return;
+      }
+      Ip ip;
+      try {
+        ip = Ip.parse(address);
+      } catch (RuntimeException x) {
+        LOG.warn("IPBlock {} has an entry '{}', which is not an address; it is ignored", b.getMetadata().getName(),
+            address);
+        return;
+      }
+      Instant since;
+      try {
+        since = e.since() == null ? null : Instant.parse(e.since());
+      } catch (RuntimeException x) {
+        since = null;
+      }
+      out.add(new ClaimFact(ip, e.pool(), e.owner().name(), e.owner().describe(), false, since));
+    });
+    return out;
+  }
+
+  /** {@link #inputs(EgressIPAM, Collection, Collection, Collection, Collection, Collection)} without blocks. */
+  public static EgressInputs inputs(EgressIPAM ipam, Collection<Namespace> namespaces, Collection<Node> nodes,
+      Collection<IPClaim> claims, Collection<HostSubnet> subnets) {
+    return inputs(ipam, namespaces, nodes, claims, List.of(), subnets);
+  }
+
+  /**
    * The inputs of one decision about an EgressIPAM from a set of cluster objects, on a platform
    * that needs no cloud API (nothing to describe, no foreign addresses to list): what {@code ipam
    * plan} decides from a file of objects, read exactly as the reconciler reads the cluster.
    */
   public static EgressInputs inputs(EgressIPAM ipam, Collection<Namespace> namespaces, Collection<Node> nodes,
-      Collection<IPClaim> claims, Collection<HostSubnet> subnets) {
+      Collection<IPClaim> claims, Collection<IPBlock> blocks, Collection<HostSubnet> subnets) {
     String name = ipam.getMetadata().getName();
     List<NamespaceState> wanting = namespaces.stream()
         .filter(ns -> optsIn(ns, name) && ns.getMetadata().getDeletionTimestamp() == null)
         .map(EgressFacts::namespace).toList();
-    List<ClaimFact> facts = claims.stream().map(EgressFacts::claim).filter(Objects::nonNull).toList();
+    List<ClaimFact> facts = new java.util.ArrayList<>(claims.stream().map(EgressFacts::claim).filter(Objects::nonNull)
+        .toList());
+    blocks.forEach(b -> facts.addAll(claims(b)));
     Map<String, Set<Ip>> hosting = SdnWriter.hosting(subnets);
     Map<String, Ip> hostIps = SdnWriter.hostIps(subnets);
     List<NodeFacts> nodeFacts = nodes.stream().map(n -> node(n, hostIps.get(n.getMetadata().getName()),

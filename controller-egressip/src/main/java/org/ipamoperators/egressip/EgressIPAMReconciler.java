@@ -52,12 +52,14 @@ import java.util.stream.Collectors;
 import org.ipamoperators.cloud.baremetal.BareMetalNodeNetwork;
 import org.ipamoperators.controller.common.kube.Conditions;
 import org.ipamoperators.controller.common.kube.EventRecorder;
-import org.ipamoperators.controller.common.ledger.ClaimNames;
+import org.ipamoperators.controller.common.ledger.BlockClaim;
+import org.ipamoperators.controller.common.ledger.BlockLedger;
+import org.ipamoperators.controller.common.ledger.BlockRequest;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
-import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
+import org.ipamoperators.controller.common.ledger.IPBlock;
+import org.ipamoperators.controller.common.ledger.IPBlockEntry;
 import org.ipamoperators.controller.common.ledger.IPClaim;
-import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.core.failover.NodeVerdict;
@@ -120,6 +122,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   private final KubernetesClient client;
   private final ClusterLedger ledger;
+  private final BlockLedger blockLedger;
   private final EventRecorder events;
   private final NetworkDetector detector;
   private final Platform.Known platforms;
@@ -138,18 +141,30 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       });
   private final RecentWrites<Namespace> namespacesWritten = new RecentWrites<>(Trimmed::namespace);
   private final RecentWrites<IPClaim> claimsWritten = new RecentWrites<>(Trimmed::claim);
+  private final RecentWrites<IPBlock> blocksWritten = new RecentWrites<>(Trimmed::block);
   private final RecentWrites<HostSubnet> hostSubnetsWritten = new RecentWrites<>(Trimmed::hostSubnet);
   private final RecentWrites<NetNamespace> netNamespacesWritten = new RecentWrites<>(Trimmed::netNamespace);
   private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
+  private final Map<String, ParsedBlock> parsedBlocks = new ConcurrentHashMap<>();
   private DanglingReferences dangling;
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
   private InformerEventSource<IPClaim, EgressIPAM> claims;
+  private InformerEventSource<IPBlock, EgressIPAM> blocks;
   private InformerEventSource<HostSubnet, EgressIPAM> hostSubnets;
   private InformerEventSource<NetNamespace, EgressIPAM> netNamespaces;
 
   /** A claim parsed once per resourceVersion; {@code fact} null when its address does not parse. */
   private record ParsedClaim(String version, ClaimFact fact) {}
+
+  /** A block's entries parsed once per resourceVersion. */
+  private record ParsedBlock(String version, List<ClaimFact> facts) {}
+
+  /**
+   * An address this IPAM holds: by an entry of its block (how this controller claims), or by an
+   * IPClaim an older version made ({@code claim}; honoured as it is, deleted when released).
+   */
+  private record Held(Ip ip, String namespace, boolean manual, IPClaim claim) {}
 
   public EgressIPAMReconciler(KubernetesClient client) {
     this(client, Clock.systemUTC(), new SimpleMeterRegistry());
@@ -173,6 +188,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     this.client = client;
     this.metrics = new EgressMetrics(registry);
     this.ledger = new ClusterLedger(client);
+    this.blockLedger = new BlockLedger(client, blocksWritten::wrote);
     this.events = new EventRecorder(client, "egressipam-controller");
     this.detector = new NetworkDetector(client);
     this.platforms = new Platform.Known(client, System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM")));
@@ -230,7 +246,21 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
               ? Set.of(new ResourceID(p.substring(EgressPolicy.POOL_PREFIX.length())))
               : allIpams(context); // another controller's claim may free or take our addresses
         }).build(), context);
-    List<EventSource<?, EgressIPAM>> sources = new ArrayList<>(List.of(namespaces, nodes, claims));
+    // Blocks: the IPAMs whose pools have entries in it; one with another owner's entry concerns all.
+    blocks = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPBlock.class, EgressIPAM.class)
+        .withItemStore(new TransformingItemStore<>(Trimmed::block))
+        .withSecondaryToPrimaryMapper(b -> {
+          Set<ResourceID> ids = new HashSet<>();
+          for (IPBlockEntry e : b.entries().values()) {
+            String p = e == null || e.pool() == null ? "" : e.pool();
+            if (!p.startsWith(EgressPolicy.POOL_PREFIX)) {
+              return allIpams(context);
+            }
+            ids.add(new ResourceID(p.substring(EgressPolicy.POOL_PREFIX.length())));
+          }
+          return ids.isEmpty() ? allIpams(context) : ids; // emptied: the addresses freed may serve anyone
+        }).build(), context);
+    List<EventSource<?, EgressIPAM>> sources = new ArrayList<>(List.of(namespaces, nodes, claims, blocks));
     // The network's own objects, where the cluster serves them, so a hand edit or another tool's
     // write is repaired at once rather than at the next resync. Our own writes come back as events
     // too; they end in a pass that finds nothing to do.
@@ -320,8 +350,11 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
   }
 
-  /** Every claim of the ledger as facts, each parsed once per version; claims of our pool kept whole. */
-  private List<ClaimFact> claimFacts(String ipam, Map<Ip, IPClaim> ours) {
+  /**
+   * Every claim of the ledgers as facts (IPClaims and block entries), each object parsed once per
+   * version; what our pool holds is kept in {@code ours}.
+   */
+  private List<ClaimFact> claimFacts(String ipam, Map<Ip, Held> ours) {
     Map<String, IPClaim> all = view(claims, c -> true, claimsWritten, claims.list(c -> true).toList());
     List<ClaimFact> out = new ArrayList<>(all.size());
     String pool = pool(ipam);
@@ -338,11 +371,31 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       }
       out.add(p.fact());
       if (pool.equals(p.fact().pool())) {
-        ours.put(p.fact().address(), c);
+        ours.put(p.fact().address(), new Held(p.fact().address(), p.fact().ownerName(),
+            c.getMetadata().getLabels() != null && "manual".equals(c.getMetadata().getLabels().get(LABEL_ORIGIN)), c));
       }
     }
     if (parsed.size() > 2 * all.size() + 1024) {
       parsed.keySet().retainAll(all.keySet());
+    }
+    Map<String, IPBlock> allBlocks = view(blocks, b -> true, blocksWritten, blocks.list(b -> true).toList());
+    for (IPBlock b : allBlocks.values()) {
+      String name = b.getMetadata().getName();
+      ParsedBlock p = parsedBlocks.get(name);
+      if (p == null || !Objects.equals(p.version(), b.getMetadata().getResourceVersion())) {
+        p = new ParsedBlock(b.getMetadata().getResourceVersion(), EgressFacts.claims(b));
+        parsedBlocks.put(name, p);
+      }
+      for (ClaimFact f : p.facts()) {
+        out.add(f);
+        if (pool.equals(f.pool())) {
+          IPBlockEntry e = b.entries().get(f.address().toString());
+          ours.put(f.address(), new Held(f.address(), f.ownerName(), e != null && "manual".equals(e.origin()), null));
+        }
+      }
+    }
+    if (parsedBlocks.size() > allBlocks.size() + 1024) {
+      parsedBlocks.keySet().retainAll(allBlocks.keySet());
     }
     return out;
   }
@@ -378,7 +431,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<NamespaceState> wanting = opted.values().stream().filter(ns -> ns.getMetadata().getDeletionTimestamp() == null)
         .map(EgressFacts::namespace)
         .toList();
-    Map<Ip, IPClaim> ourClaims = new HashMap<>();
+    Map<Ip, Held> ourClaims = new HashMap<>();
     List<ClaimFact> claimFacts = claimFacts(name, ourClaims);
     List<Node> allNodes = nodes.list(n -> true).toList();
     Collection<HostSubnet> subnets = network == NetworkType.OPENSHIFT_SDN ? hostSubnetView() : List.of();
@@ -439,26 +492,30 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // 3. Persist. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
     Set<String> cleared = new HashSet<>();
     List<Ip> releaseAfterDetach = new ArrayList<>();
+    List<Held> releaseNow = new ArrayList<>();
     for (Ip ip : plan.toRelease()) {
-      IPClaim c = ourClaims.get(ip);
-      String ns = c.getSpec().owner().name();
+      Held c = ourClaims.get(ip);
+      String ns = c.namespace();
       if (decision.attached().contains(ip)) {
         // Still on a node's interface: the claim stays until the cloud has let go of it, so a
         // failed detach is retried rather than leaving an address nobody accounts for.
         releaseAfterDetach.add(ip);
       } else {
-        release(c);
+        releaseNow.add(c);
       }
       if (!plan.served().containsKey(ns) && namespace(ns) != null) {
         cleared.add(ns);
       }
     }
-    // Per namespace, in parallel (namespaces are independent): claim all its addresses or none,
-    // then publish them in the annotation.
+    release(releaseNow);
+    // Claim every namespace's missing addresses at once (one write per block touched), then per
+    // namespace, in parallel (namespaces are independent): all its addresses or none, published in
+    // the annotation.
     Map<String, List<Ip>> served = new ConcurrentSkipListMap<>(plan.served());
     AtomicBoolean retryFlag = new AtomicBoolean();
     List<Callable<Void>> tasks = new ArrayList<>();
     boolean discoveryRetry = false;
+    Map<String, List<Ip>> claiming = new LinkedHashMap<>();
     for (String ns : plan.served().keySet()) {
       IpRange unknown = decision.deferred().get(ns);
       if (unknown != null) {
@@ -475,8 +532,16 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       if (toClaim.isEmpty() && value == null && !recordMissing) {
         continue; // nothing to write
       }
+      claiming.put(ns, toClaim);
+    }
+    Map<Ip, BlockClaim> claimed = claimAll(name, opted, claiming);
+    Map<Ip, ClaimOwner> giveBack = new ConcurrentHashMap<>();
+    for (var e : claiming.entrySet()) {
+      String ns = e.getKey();
+      List<Ip> toClaim = e.getValue();
+      String value = plan.annotations().get(ns);
       tasks.add(() -> {
-        if (!claimAndPublish(name, opted.get(ns), toClaim, value)) {
+        if (!allClaimed(opted.get(ns), toClaim, claimed, giveBack) || !publish(opted.get(ns), value)) {
           served.remove(ns);
           retryFlag.set(true);
         }
@@ -492,6 +557,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       throw new IllegalStateException("interrupted while publishing addresses", e);
     } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());
+    }
+    if (!giveBack.isEmpty()) {
+      blockLedger.releaseAll(giveBack); // addresses of namespaces that did not get all of theirs
     }
     boolean retry = retryFlag.get();
     // Namespaces that left this IPAM lose the annotation this IPAM wrote.
@@ -521,11 +589,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
       }
     }
-    for (Ip ip : releaseAfterDetach) {
-      if (!detachFailed.contains(ip)) {
-        release(ourClaims.get(ip));
-      }
-    }
+    release(releaseAfterDetach.stream().filter(ip -> !detachFailed.contains(ip)).map(ourClaims::get).toList());
     failures.addAll(cloudFailures);
     if (!decision.platformProblems().isEmpty() || !cloudFailures.isEmpty()) {
       // One Event per distinct message (the recorder counts repeats): which call, node and code.
@@ -584,31 +648,53 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   }
 
   /**
-   * Claims a namespace's missing addresses (all or none), then publishes them: one merge patch of
-   * the namespace's annotations, conditioned on the resourceVersion the plan was made from (so a
-   * replica with an older view never overwrites a published address), carrying egressips and the
-   * record of what was published. False when it must be retried.
+   * Claims the missing addresses of every namespace to be written in this pass, in one call of the
+   * block ledger (one write per block touched). Manual addresses are recorded as such, so that the
+   * IPAM's deletion leaves them in their namespaces.
    */
-  private boolean claimAndPublish(String ipam, Namespace ns, List<Ip> toClaim, String value) {
+  private Map<Ip, BlockClaim> claimAll(String ipam, Map<String, Namespace> opted, Map<String, List<Ip>> claiming) {
+    List<BlockRequest> requests = new ArrayList<>();
+    claiming.forEach((ns, ips) -> {
+      String expected = annotations(opted.get(ns)).get(EgressAnnotations.EGRESSIPS);
+      boolean manual = expected != null && !expected.isBlank();
+      ips.forEach(ip -> requests.add(new BlockRequest(ip, pool(ipam), owner(ns), manual ? "manual" : "allocated")));
+    });
+    return requests.isEmpty() ? Map.of() : blockLedger.claimAll(requests);
+  }
+
+  /**
+   * Whether a namespace got every address it asked for; when not, what it got goes in {@code
+   * giveBack} (released after the pass's writes) and the namespace is told why when another owner
+   * was first.
+   */
+  private boolean allClaimed(Namespace ns, List<Ip> toClaim, Map<Ip, BlockClaim> claimed, Map<Ip, ClaimOwner> giveBack) {
+    String name = ns.getMetadata().getName();
+    BlockClaim refused = toClaim.stream().map(claimed::get).filter(r -> r == null || !r.ours()).findFirst()
+        .orElse(null);
+    if (refused == null && toClaim.stream().allMatch(claimed::containsKey)) {
+      return true;
+    }
+    toClaim.stream().filter(ip -> claimed.get(ip) != null && claimed.get(ip).ours())
+        .forEach(ip -> giveBack.put(ip, owner(name)));
+    if (refused != null && refused.outcome() == BlockClaim.Outcome.HELD_BY_OTHER) {
+      events.warning(ns, "AddressTaken", refused.ip() + " was claimed by "
+          + (refused.holder() == null ? "another owner" : refused.holder().describe())
+          + " first; another address will be chosen");
+    } else if (refused != null) {
+      LOG.info("namespace {}: {} could not be claimed in this pass: {}", name, refused.ip(), refused.message());
+    }
+    return false;
+  }
+
+  /**
+   * Publishes a namespace's addresses: one merge patch of its annotations, conditioned on the
+   * resourceVersion the plan was made from (so a replica with an older view never overwrites a
+   * published address), carrying egressips and the record of what was published. False when it
+   * must be retried.
+   */
+  private boolean publish(Namespace ns, String value) {
     String name = ns.getMetadata().getName();
     String expected = annotations(ns).get(EgressAnnotations.EGRESSIPS);
-    boolean manual = expected != null && !expected.isBlank();
-    List<Ip> got = new ArrayList<>();
-    for (Ip ip : toClaim) {
-      ClaimResult r = ledger.claim(ip, pool(ipam), owner(name), Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
-      if (!r.ours()) {
-        got.forEach(g -> ledger.release(g, owner(name)));
-        events.warning(ns, "AddressTaken", ip + " was claimed by " + r.holder().describe()
-            + " first; another address will be chosen");
-        return false;
-      }
-      got.add(ip);
-      // Until the claim informer shows it: version 0 gives way to any version it reports.
-      IPClaim seen = IPClaim.of(ClaimNames.of(ip), new IPClaimSpec(ip.toString(), pool(ipam), owner(name)),
-          Map.of(LABEL_ORIGIN, manual ? "manual" : "allocated"));
-      seen.getMetadata().setResourceVersion("0");
-      claimsWritten.wrote(seen);
-    }
     String published = value != null ? value : expected;
     Map<String, Object> annotations = new HashMap<>();
     annotations.put(EgressAnnotations.EGRESSIPS, published);
@@ -628,10 +714,21 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
   }
 
-  private void release(IPClaim c) {
-    Ip ip = Ip.parse(c.getSpec().address());
-    if (ledger.release(ip, c.getSpec().owner())) {
-      claimsWritten.deleted(c.getMetadata().getName(), c.getMetadata().getResourceVersion());
+  /**
+   * Releases held addresses: block entries in one write per block; an IPClaim of an older version
+   * is deleted (guarded by its resourceVersion), never converted.
+   */
+  private void release(Collection<Held> held) {
+    Map<Ip, ClaimOwner> entries = new HashMap<>();
+    for (Held h : held) {
+      if (h.claim() == null) {
+        entries.put(h.ip(), owner(h.namespace()));
+      } else if (ledger.release(h.ip(), h.claim().getSpec().owner())) {
+        claimsWritten.deleted(h.claim().getMetadata().getName(), h.claim().getMetadata().getResourceVersion());
+      }
+    }
+    if (!entries.isEmpty()) {
+      blockLedger.releaseAll(entries);
     }
   }
 
@@ -735,15 +832,18 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     String name = ipam.getMetadata().getName();
     NetworkType network = detector.detect();
     NodeNetwork nodeNetwork = networks.select(platforms.current()).network();
-    Map<Ip, IPClaim> held = new LinkedHashMap<>();
+    Map<Ip, Held> held = new LinkedHashMap<>();
     List<String> unparsable = new ArrayList<>();
     for (IPClaim c : ledger.claimsOfPool(pool(name))) {
       try {
-        held.put(Ip.parse(c.getSpec().address()), c);
+        held.put(Ip.parse(c.getSpec().address()), new Held(Ip.parse(c.getSpec().address()), c.getSpec().owner().name(),
+            c.getMetadata().getLabels() != null && "manual".equals(c.getMetadata().getLabels().get(LABEL_ORIGIN)), c));
       } catch (RuntimeException e) {
         unparsable.add(c.getMetadata().getName() + " ('" + (c.getSpec() == null ? null : c.getSpec().address()) + "')");
       }
     }
+    blockLedger.entriesOfPool(pool(name)).forEach((ip, e) -> held.put(ip,
+        new Held(ip, e.owner().name(), "manual".equals(e.origin()), null)));
     if (!unparsable.isEmpty()) {
       events.warning(ipam, "UnparsableClaim", "IPClaim(s) " + String.join(", ", unparsable) + " carry this IPAM's pool"
           + " but no address; left in place, they do not hold up the deletion");
@@ -752,13 +852,11 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<IpRange> ranges = new ArrayList<>(EgressPolicy.parsableCidrs(ipam.getSpec())); // an invalid CIDR's addresses come from the claims
     for (var e : held.entrySet()) {
       Ip ip = e.getKey();
-      IPClaim c = e.getValue();
       if (ranges.stream().noneMatch(r -> r.contains(ip))) {
         ranges.add(IpRange.single(ip));
       }
-      String ns = c.getSpec().owner().name();
-      boolean manual = c.getMetadata().getLabels() != null
-          && "manual".equals(c.getMetadata().getLabels().get(LABEL_ORIGIN));
+      String ns = e.getValue().namespace();
+      boolean manual = e.getValue().manual();
       if (namespace(ns) != null) {
         cleared.add(ns);
         if (!manual) {
@@ -803,11 +901,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         }
       }
     }
-    held.forEach((ip, c) -> {
-      if (!keep.contains(ip)) {
-        release(c);
-      }
-    });
+    release(held.values().stream().filter(h -> !keep.contains(h.ip())).toList());
     metrics.forget(name);
     failureHistory.remove(name);
     if (!failures.isEmpty()) {

@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPBlock;
+import org.ipamoperators.controller.common.ledger.IPBlockEntry;
+import org.ipamoperators.controller.common.ledger.IPBlockSpec;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.egressip.api.EgressAnnotations;
@@ -112,6 +115,19 @@ final class Trimmed {
     ClaimOwner o = spec == null ? null : spec.owner();
     out.setSpec(spec == null ? null : new IPClaimSpec(spec.address(), intern(spec.pool()), o == null ? null
         : new ClaimOwner(intern(o.controller()), intern(o.kind()), intern(o.namespace()), intern(o.name()), o.uid())));
+    return out;
+  }
+
+  static IPBlock block(IPBlock b) {
+    IPBlock out = new IPBlock();
+    out.setMetadata(meta(b.getMetadata(), null, null, false));
+    Map<String, IPBlockEntry> entries = new java.util.TreeMap<>();
+    b.entries().forEach((address, e) -> {
+      ClaimOwner o = e.owner();
+      entries.put(address, new IPBlockEntry(intern(e.pool()), o == null ? null : new ClaimOwner(intern(o.controller()),
+          intern(o.kind()), intern(o.namespace()), intern(o.name()), o.uid()), intern(e.origin()), e.since()));
+    });
+    out.setSpec(new IPBlockSpec(b.getSpec() == null ? null : b.getSpec().cidr(), entries));
     return out;
   }
 

@@ -31,11 +31,14 @@ import picocli.CommandLine.Spec;
 /** {@code ipam audit}: compares the ledgers with what the cluster shows, and repairs only what is safe. */
 @Command(name = "audit", mixinStandardHelpOptions = true,
     description = {
-        "Compares every claim of the shared ledgers (IPClaims, IDClaims) with every place the",
-        "controllers publish what they hold (egress IP annotations, NetNamespaces, OVN EgressIPs,",
-        "Service ingress, KeepalivedGroup router ids) and reports duplicates, double claims,",
+        "Compares every claim of the shared ledgers (IPClaims, the entries of IPBlocks, IDClaims)",
+        "with every place the controllers publish what they hold (egress IP annotations,",
+        "NetNamespaces, OVN EgressIPs, Service ingress, KeepalivedGroup router ids) and reports",
+        "duplicates, double claims (e.g. an address in an IPBlock entry and an IPClaim at once),",
         "leaks (claimed, shown by nobody), orphans (shown, claimed by nobody) and drift.",
-        "With --repair it releases only claims whose owner is gone and that nothing shows."},
+        "With --repair it releases only claims whose owner is gone and that nothing shows: a",
+        "claim object is deleted, an IPBlock entry removed from its block, each guarded by the",
+        "resourceVersion the audit read."},
     footer = {"", "Exit status: 0 clean; 1 findings; 2 the cluster could not be read."})
 final class AuditCommand implements Callable<Integer> {
   enum Format { text, json }

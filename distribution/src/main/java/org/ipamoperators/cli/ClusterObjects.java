@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.api.EgressIPAM;
 
@@ -22,7 +23,7 @@ import org.ipamoperators.egressip.api.EgressIPAM;
  * not use are counted and left out, so a whole namespace dump can be given as it is.
  */
 record ClusterObjects(List<EgressIPAM> egressIpams, List<Namespace> namespaces, List<Node> nodes,
-    List<IPClaim> claims, List<HostSubnet> hostSubnets, Map<String, Integer> ignored) {
+    List<IPClaim> claims, List<IPBlock> blocks, List<HostSubnet> hostSubnets, Map<String, Integer> ignored) {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -47,6 +48,7 @@ record ClusterObjects(List<EgressIPAM> egressIpams, List<Namespace> namespaces, 
     List<Namespace> namespaces = new ArrayList<>();
     List<Node> nodes = new ArrayList<>();
     List<IPClaim> claims = new ArrayList<>();
+    List<IPBlock> blocks = new ArrayList<>();
     List<HostSubnet> subnets = new ArrayList<>();
     Map<String, Integer> ignored = new java.util.TreeMap<>();
     List<JsonNode> objects = new ArrayList<>();
@@ -76,6 +78,7 @@ record ClusterObjects(List<EgressIPAM> egressIpams, List<Namespace> namespaces, 
           case "/Namespace" -> namespaces.add(convert(o, Namespace.class));
           case "/Node" -> nodes.add(convert(o, Node.class));
           case "ipam.ipamoperators.org/IPClaim" -> claims.add(convert(o, IPClaim.class));
+          case "ipam.ipamoperators.org/IPBlock" -> blocks.add(convert(o, IPBlock.class));
           case "network.openshift.io/HostSubnet" -> subnets.add(convert(o, HostSubnet.class));
           default -> ignored.merge(kind, 1, Integer::sum);
         }
@@ -83,7 +86,7 @@ record ClusterObjects(List<EgressIPAM> egressIpams, List<Namespace> namespaces, 
         throw new PlanFileException(source + ": " + kind + " " + name + ": " + e.getMessage().lines().findFirst().orElse(""));
       }
     }
-    return new ClusterObjects(ipams, namespaces, nodes, claims, subnets, ignored);
+    return new ClusterObjects(ipams, namespaces, nodes, claims, blocks, subnets, ignored);
   }
 
   private static void flatten(String where, JsonNode doc, List<JsonNode> out) throws PlanFileException {

@@ -45,7 +45,7 @@ final class EgressObjectsPlan {
     List<EgressIPAM> ipams = new ArrayList<>(objects.egressIpams());
     ipams.sort(java.util.Comparator.comparing(i -> i.getMetadata().getName()));
     for (EgressIPAM ipam : ipams) {
-      var inputs = EgressFacts.inputs(ipam, objects.namespaces(), objects.nodes(), objects.claims(),
+      var inputs = EgressFacts.inputs(ipam, objects.namespaces(), objects.nodes(), objects.claims(), objects.blocks(),
           objects.hostSubnets());
       Map<String, Set<Ip>> current = new HashMap<>();
       for (var ns : inputs.namespaces()) {

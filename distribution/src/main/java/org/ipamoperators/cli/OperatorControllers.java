@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.ipamoperators.controller.common.ids.IDClaim;
+import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
 import org.ipamoperators.eip.EipControllers;
@@ -44,6 +45,8 @@ final class OperatorControllers {
 
   static final RequiredCrd IPCLAIMS = new RequiredCrd("ipclaims.ipam.ipamoperators.org",
       "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml", IPClaim.class);
+  static final RequiredCrd IPBLOCKS = new RequiredCrd("ipblocks.ipam.ipamoperators.org",
+      "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml", IPBlock.class);
   static final RequiredCrd EGRESSIPAMS = new RequiredCrd("egressipams.redhatcop.redhat.io",
       "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml", EgressIPAM.class);
   static final RequiredCrd IDCLAIMS = new RequiredCrd("idclaims.ipam.ipamoperators.org",
@@ -60,7 +63,7 @@ final class OperatorControllers {
 
   static {
     add(new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
-        List.of(IPCLAIMS, EGRESSIPAMS),
+        List.of(IPCLAIMS, IPBLOCKS, EGRESSIPAMS),
         (op, client, registry, settings) -> EgressIPControllers.register(op, client, registry)));
     add(new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
         List.of(IPCLAIMS, IPGROUPS),

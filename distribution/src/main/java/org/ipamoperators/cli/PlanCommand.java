@@ -23,7 +23,7 @@ import picocli.CommandLine.Model.CommandSpec;
         "unplaceable or conflicting item with its reason. Nothing is changed anywhere.",
         "",
         "FILE may instead hold Kubernetes objects as `kubectl get -o yaml` prints them (EgressIPAMs,",
-        "Namespaces, Nodes, IPClaims, HostSubnets): each EgressIPAM is then decided by",
+        "Namespaces, Nodes, IPClaims, IPBlocks, HostSubnets): each EgressIPAM is then decided by",
         "controller-egressip's own policy, read from the objects as the controller reads the cluster."},
     footer = {"", "Exit status: 0 planned; 1 planned with problems and --fail-on-problems; 2 bad input."})
 final class PlanCommand implements Callable<Integer> {

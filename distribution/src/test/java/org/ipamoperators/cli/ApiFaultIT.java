@@ -49,6 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the audit then finds nothing for the run's addresses.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class ApiFaultIT {
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());

@@ -13,8 +13,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.ipamoperators.controller.common.ledger.BlockLedger;
+import org.ipamoperators.controller.common.ledger.BlockNames;
+import org.ipamoperators.controller.common.ledger.BlockRequest;
 import org.ipamoperators.controller.common.ledger.ClaimNames;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPBlock;
+import org.ipamoperators.controller.common.ledger.IPBlockEntry;
+import org.ipamoperators.controller.common.ledger.IPBlockSpec;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
@@ -33,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * releases only the claim of an owner that is gone.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.NET_NAMESPACE})
@@ -97,6 +104,54 @@ class AuditIT {
     // The default grace: claims made a moment ago are work in progress, not leaks.
     IpamRun young = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "-o", "json");
     assertThat(kinds(JSON.readTree(young.out()), "198.18.14.31")).isEmpty();
+  }
+
+  /**
+   * Block entries are claims too: an address in an IPBlock entry and an IPClaim at once (what a
+   * process killed between its write and its check may leave) is claimed twice; a gone owner's
+   * entry is repaired by removing that entry only, with the block's resourceVersion as precondition.
+   */
+  @Test
+  void blockEntriesAreAuditedAndAGoneOwnersEntryIsRemovedFromItsBlock(KubeApiServer server, KubernetesClient client,
+      Namespace ns, @TempDir Path dir) throws Exception {
+    String n = ns.getMetadata().getName();
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
+    ClaimOwner alive = new ClaimOwner("egressip", "Namespace", null, n, null);
+    ClaimOwner gone = new ClaimOwner("egressip", "Namespace", null, n + "-gone", null);
+    String twice = "198.18.14.65";
+    new BlockLedger(client).claimAll(List.of(
+        new BlockRequest(Ip.parse("198.18.14.64"), "egressipam/audit", alive, "allocated"),
+        new BlockRequest(Ip.parse("198.18.14.66"), "egressipam/audit", gone, "allocated")));
+    // The crash window: an entry and an IPClaim for one address (written by hand, as no live
+    // claimer leaves both).
+    IPBlock block = client.resources(IPBlock.class).withName(BlockNames.of(Ip.parse(twice))).get();
+    Map<String, IPBlockEntry> entries = new java.util.TreeMap<>(block.entries());
+    entries.put(twice, new IPBlockEntry("egressipam/audit", alive, "allocated", null));
+    block.setSpec(new IPBlockSpec(block.getSpec().cidr(), entries));
+    client.resource(block).update();
+    claim(twice, new ClaimOwner("vip", "Service", n, "web", null), client);
+    client.namespaces().withName(n).edit(x -> {
+      if (x.getMetadata().getAnnotations() == null) {
+        x.getMetadata().setAnnotations(new java.util.HashMap<>());
+      }
+      x.getMetadata().getAnnotations().put(EgressAnnotations.EGRESSIPS, "198.18.14.64");
+      return x;
+    });
+
+    JsonNode report = JSON.readTree(IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms",
+        "-o", "json").out());
+    assertThat(kinds(report, "198.18.14.64")).isEmpty();
+    assertThat(kinds(report, twice)).contains("DOUBLE_CLAIM");
+    assertThat(kinds(report, "198.18.14.66")).containsExactly("LEAK");
+    String entry = "IPBlock 198.18.14.64-26 entry 198.18.14.66";
+    List<String> safe = new java.util.ArrayList<>();
+    report.path("safeRepairs").forEach(r -> safe.add(r.path("claim").asText()));
+    assertThat(safe).contains(entry).doesNotContain("IPBlock 198.18.14.64-26 entry 198.18.14.64");
+
+    IpamRun repaired = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "--repair");
+    assertThat(repaired.out()).contains("repaired: " + entry + " released");
+    IPBlock after = client.resources(IPBlock.class).withName("198.18.14.64-26").get();
+    assertThat(after.entries()).containsKeys("198.18.14.64", twice).doesNotContainKey("198.18.14.66");
   }
 
   @Test

@@ -56,6 +56,7 @@ import org.junit.jupiter.api.io.TempDir;
  * no other test's, since the audit reads the whole shared apiserver.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml",
     "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"})

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Without its CRD the operator refuses to start with one line; {@code --install-crds} installs it. */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class CrdInstallIT {
   private static final String CRD = "egressipams.redhatcop.redhat.io";
@@ -25,6 +26,7 @@ class CrdInstallIT {
   @AfterEach
   void crdsAreBack(KubeApiServer server) {
     CrdInstaller.install(server.adminClient(), "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+        "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
         "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml");
   }
 

@@ -32,6 +32,7 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
  * tags the user asked for (cost allocation, ownership) would allocate addresses they do not expect.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/eips.materialize.cloud-v1.yml"})
 @MotoTest
 class EipBadSettingsIT {

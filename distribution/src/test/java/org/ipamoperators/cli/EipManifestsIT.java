@@ -42,6 +42,7 @@ import software.amazon.awssdk.services.ec2.model.Instance;
  * moto, gives a node-mode Eip an Elastic IP on a node and releases it when the Eip goes.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/eips.materialize.cloud-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE})
 @MotoTest

@@ -33,7 +33,8 @@ class HelmInstallIT {
         .set("monitoring.podMonitor", true).call();
     assertThat(installed.getStatus()).isEqualTo("deployed");
 
-    for (String crd : List.of("ipclaims.ipam.ipamoperators.org", "egressipams.redhatcop.redhat.io",
+    for (String crd : List.of("ipclaims.ipam.ipamoperators.org", "ipblocks.ipam.ipamoperators.org",
+        "egressipams.redhatcop.redhat.io",
         "ipgroups.paas.org")) {
       assertThat(client.apiextensions().v1().customResourceDefinitions().withName(crd).get()).as(crd).isNotNull();
     }

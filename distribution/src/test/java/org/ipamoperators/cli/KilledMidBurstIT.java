@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * has changed.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class KilledMidBurstIT {
   private static final Path JAR = Path.of("target", "ipam.jar");

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * 500 ms retry) keep the test quick.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class LeaderElectionIT {
   private static final Duration WAIT = Duration.ofSeconds(60);

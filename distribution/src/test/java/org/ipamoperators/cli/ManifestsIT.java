@@ -41,6 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  * enforced), starts, leads and reconciles an OpenShift SDN EgressIPAM with nothing more.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.PROMETHEUS_RULE, ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.HOST_SUBNET,
         ThirdPartyCrd.NET_NAMESPACE})

@@ -45,6 +45,7 @@ class ManifestsTest {
           Map.entry("/nodes", READ_WRITE),
           Map.entry("/events", List.of("create", "get", "patch", "update")),
           Map.entry("ipam.ipamoperators.org/ipclaims", ALL_VERBS),
+          Map.entry("ipam.ipamoperators.org/ipblocks", ALL_VERBS),
           Map.entry("redhatcop.redhat.io/egressipams", READ_WRITE),
           Map.entry("redhatcop.redhat.io/egressipams/status", List.of("get", "patch", "update")),
           Map.entry("redhatcop.redhat.io/egressipams/finalizers", List.of("update")),
@@ -59,6 +60,7 @@ class ManifestsTest {
           Map.entry("/events", List.of("create", "get", "patch", "update")),
           Map.entry("ipam.ipamoperators.org/ipclaims",
               List.of("create", "delete", "get", "list", "patch", "update", "watch")),
+          Map.entry("ipam.ipamoperators.org/ipblocks", READ),
           Map.entry("paas.org/ipgroups", READ),
           Map.entry("paas.org/ipgroups/status", List.of("get", "patch", "update")),
           Map.entry("paas.org/ips", List.of("get", "list", "patch")),
@@ -85,6 +87,7 @@ class ManifestsTest {
           Map.entry("/namespaces", READ),
           Map.entry("/events", List.of("create", "get", "update")),
           Map.entry("ipam.ipamoperators.org/ipclaims", List.of("create", "delete", "get", "list")),
+          Map.entry("ipam.ipamoperators.org/ipblocks", READ),
           Map.entry("materialize.cloud/eips", List.of("create", "delete", "get", "list", "patch", "update", "watch")),
           Map.entry("materialize.cloud/eips/status", List.of("get", "patch", "update"))));
 

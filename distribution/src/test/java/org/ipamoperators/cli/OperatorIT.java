@@ -18,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code ipam operator --controllers egressip} against the real apiserver: probes, metrics, stop. */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class OperatorIT {
   private static final Duration WAIT = Duration.ofSeconds(60);

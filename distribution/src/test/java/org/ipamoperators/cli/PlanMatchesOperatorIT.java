@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
@@ -45,6 +46,7 @@ import picocli.CommandLine;
  * must be exactly what the plan said.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class PlanMatchesOperatorIT {
@@ -146,13 +148,14 @@ class PlanMatchesOperatorIT {
     }
   }
 
-  /** What {@code kubectl get egressipams,nodes,namespaces,ipclaims,hostsubnets -o yaml} prints. */
+  /** What {@code kubectl get egressipams,nodes,namespaces,ipclaims,ipblocks,hostsubnets -o yaml} prints. */
   private static String dumpAsKubectlWould(KubernetesClient client) {
     List<HasMetadata> all = new ArrayList<>();
     all.addAll(client.resources(EgressIPAM.class).list().getItems());
     all.addAll(client.nodes().list().getItems());
     all.addAll(client.namespaces().list().getItems());
     all.addAll(client.resources(IPClaim.class).list().getItems());
+    all.addAll(client.resources(IPBlock.class).list().getItems());
     all.addAll(client.resources(HostSubnet.class).list().getItems());
     all.addAll(client.resources(NetNamespace.class).list().getItems());
     KubernetesList list = new KubernetesList();

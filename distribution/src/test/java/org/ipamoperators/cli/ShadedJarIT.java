@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and hands its Lease back, and a killed leader's Lease is taken over when it expires.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class ShadedJarIT {
   private static final Path JAR = Path.of("target", "ipam.jar");

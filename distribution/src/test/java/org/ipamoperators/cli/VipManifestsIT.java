@@ -38,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * gives a LoadBalancer Service an address from an IPGroup and takes it back when the Service goes.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE})
 class VipManifestsIT {

@@ -44,6 +44,7 @@ import software.amazon.awssdk.services.ec2.model.NetworkInterface;
  * subnet (zone-per-CIDR), several instances per zone. Addresses are data only.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.INFRASTRUCTURE})
 @MotoTest
@@ -342,7 +343,7 @@ class AwsEgressIT {
           .anySatisfy(e -> assertThat(e.getMessage()).contains("could not be discovered"));
     });
     assertThat(cluster.egressIps("ns1")).isNull();
-    assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).isEmpty();
+    assertThat(Ledgers.ofPool(client, "egressipam/" + ipam)).isEmpty();
 
     // The subnet appears (with an instance in it): the next attempt allocates, skipping what is used.
     String vpc = ec2.describeSubnets(r -> r.subnetIds(subnetA)).subnets().get(0).vpcId();
@@ -371,7 +372,7 @@ class AwsEgressIT {
     cluster.namespace("ns1", ipam, old);
 
     await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(new ClusterLedger(client).get(Ip.parse(old))).isPresent();
+      assertThat(Ledgers.holder(client, Ip.parse(old))).isPresent();
       assertThat(onEni("a2")).containsExactly(old);
       assertThat(ownedTags("a2")).containsExactly(old); // adopted where it is: no move
       assertThat(onEni("a1")).isEmpty();
@@ -405,8 +406,8 @@ class AwsEgressIT {
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(onEni("a1")).containsExactlyInAnyOrder(foreign, ns2[0]);
       assertThat(onEni("b1")).containsExactly(ns2[1]);
-      assertThat(new ClusterLedger(client).get(Ip.parse(ns1[0]))).isEmpty();
-      assertThat(new ClusterLedger(client).get(Ip.parse(ns1[1]))).isEmpty();
+      assertThat(Ledgers.holder(client, Ip.parse(ns1[0]))).isEmpty();
+      assertThat(Ledgers.holder(client, Ip.parse(ns1[1]))).isEmpty();
     });
 
     client.resources(EgressIPAM.class).withName(ipam).delete();
@@ -415,7 +416,7 @@ class AwsEgressIT {
       assertThat(onEni("a1")).as("another tool's address is never taken").containsExactly(foreign);
       assertThat(onEni("b1")).isEmpty();
       assertThat(ownedTags("a1")).isEmpty();
-      assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).isEmpty();
+      assertThat(Ledgers.ofPool(client, "egressipam/" + ipam)).isEmpty();
     });
   }
 }

@@ -46,6 +46,7 @@ import reactor.core.publisher.Mono;
  * the real Azure SDK over TLS. One subnet per zone, one CIDR per subnet. Addresses are data only.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.INFRASTRUCTURE})
 class AzureEgressIT {
@@ -279,7 +280,7 @@ class AzureEgressIT {
     cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"));
     cluster.namespace("ns1", ipam, old);
     await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(new ClusterLedger(client).get(Ip.parse(old))).isPresent();
+      assertThat(Ledgers.holder(client, Ip.parse(old))).isPresent();
       assertThat(onNic("a2")).containsExactly(old);
       assertThat(onNic("a1")).isEmpty();
       assertThat(cluster.hostSubnetIps("a2")).containsExactly(old);
@@ -346,7 +347,7 @@ class AzureEgressIT {
       assertThat(ipam(ipam)).isNull();
       assertThat(onNic("a1")).as("another tool's configuration is never taken").containsExactly("198.51.100.30");
       assertThat(onNic("b1")).isEmpty();
-      assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).isEmpty();
+      assertThat(Ledgers.ofPool(client, "egressipam/" + ipam)).isEmpty();
     });
   }
 }

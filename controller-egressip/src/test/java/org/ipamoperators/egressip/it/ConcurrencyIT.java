@@ -14,8 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.ipamoperators.controller.common.ledger.ClusterLedger;
-import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
@@ -29,6 +28,7 @@ import org.junit.jupiter.api.TestInfo;
  * published ever changes.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class ConcurrencyIT {
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -83,10 +83,8 @@ class ConcurrencyIT {
     Map<String, String> got = assigned(count);
     assertThat(got).hasSize(count);
     assertThat(new java.util.HashSet<>(got.values())).hasSize(count);
-    List<IPClaim> claims = new ClusterLedger(client).claimsOfPool("egressipam/" + ipam);
-    Map<String, String> claimOwner = new HashMap<>();
-    claims.forEach(c -> claimOwner.put(c.getSpec().address(), c.getSpec().owner().name()));
-    got.forEach((ns, ip) -> assertThat(claimOwner.get(ip)).as("claim of %s", ip).isEqualTo(cluster.n(ns)));
+    Map<Ip, String> claims = Ledgers.ofPool(client, "egressipam/" + ipam);
+    got.forEach((ns, ip) -> assertThat(claims.get(Ip.parse(ip))).as("claim of %s", ip).isEqualTo(cluster.n(ns)));
     assertThat(claims).hasSize(count);
   }
 

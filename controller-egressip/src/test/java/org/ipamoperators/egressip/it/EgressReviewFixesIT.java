@@ -45,6 +45,7 @@ import org.junit.jupiter.api.TestInfo;
  * reported on the node and in the IPAM's status.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.INFRASTRUCTURE})
 class EgressReviewFixesIT {
@@ -151,7 +152,7 @@ class EgressReviewFixesIT {
       client.resources(EgressIPAM.class).withName(ipam).delete();
       await().atMost(WAIT).untilAsserted(() -> {
         assertThat(client.resources(EgressIPAM.class).withName(ipam).get()).isNull();
-        assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.1"))).isEmpty();
+        assertThat(Ledgers.holder(client, Ip.parse("192.0.2.1"))).isEmpty();
         assertThat(cluster.egressIps("ns1")).isNull();
       });
       assertThat(client.resources(IPClaim.class).withName(bogus).get()).as("left in place, reported").isNotNull();

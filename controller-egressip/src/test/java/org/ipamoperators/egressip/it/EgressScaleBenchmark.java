@@ -46,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * </pre>
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class EgressScaleBenchmark {
@@ -57,6 +58,27 @@ class EgressScaleBenchmark {
       + "-XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError");
   private static final Pattern WRITE = Pattern.compile(
       "^apiserver_request_total\\{[^}]*verb=\"(POST|PUT|PATCH|DELETE|APPLY)\"[^}]*\\} ([0-9.e+]+)$", Pattern.MULTILINE);
+
+  private static final Pattern WRITE_BY_RESOURCE = Pattern.compile(
+      "^apiserver_request_total\\{([^}]*)\\} ([0-9.e+]+)$", Pattern.MULTILINE);
+
+  /** Writes per "resource[/subresource] VERB", to say where the controller's writes go. */
+  static Map<String, Double> writesByResource(KubernetesClient client) {
+    Map<String, Double> out = new TreeMap<>();
+    Matcher m = WRITE_BY_RESOURCE.matcher(client.raw("/metrics"));
+    while (m.find()) {
+      String labels = m.group(1);
+      Matcher verb = Pattern.compile("verb=\"(POST|PUT|PATCH|DELETE|APPLY)\"").matcher(labels);
+      Matcher resource = Pattern.compile("(?:^|,)resource=\"([^\"]*)\"").matcher(labels);
+      Matcher sub = Pattern.compile("subresource=\"([^\"]*)\"").matcher(labels);
+      if (verb.find() && resource.find()) {
+        String key = resource.group(1) + (sub.find() && !sub.group(1).isEmpty() ? "/" + sub.group(1) : "") + " "
+            + verb.group(1);
+        out.merge(key, Double.parseDouble(m.group(2)), Double::sum);
+      }
+    }
+    return out;
+  }
 
   private static double writes(KubernetesClient client) {
     String metrics = client.raw("/metrics");
@@ -121,6 +143,7 @@ class EgressScaleBenchmark {
       Thread.sleep(2000);
       double cpuBefore = cpuSeconds(operator.pid());
       double before = writes(client);
+      Map<String, Double> byResourceBefore = writesByResource(client);
       long start = System.nanoTime();
       ExecutorService pool = Executors.newFixedThreadPool(8);
       for (int i = 0; i < NAMESPACES; i++) {
@@ -133,6 +156,9 @@ class EgressScaleBenchmark {
       await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofSeconds(2)).until(() -> done(client, cluster));
       double seconds = (System.nanoTime() - start) / 1e9;
       double after = writes(client);
+      Map<String, Double> byResource = writesByResource(client);
+      byResourceBefore.forEach((k, v) -> byResource.merge(k, -v, Double::sum));
+      byResource.values().removeIf(v -> v < 0.5);
       double cpu = cpuSeconds(operator.pid());
       double rss = peakRssMiB(operator.pid());
       Map<String, List<String>> hosted = cluster.hostedAnywhere();
@@ -156,6 +182,7 @@ class EgressScaleBenchmark {
           after - before, testWrites, controllerWrites, controllerWrites / NAMESPACES, cpu - cpuBefore, cpu, rss,
           perNode.values().stream().mapToInt(Integer::intValue).min().orElse(0),
           perNode.values().stream().mapToInt(Integer::intValue).max().orElse(0));
+      System.out.println("  writes by resource (test's included): " + byResource);
     } finally {
       operator.getOutputStream().close();
       if (!operator.waitFor(20, TimeUnit.SECONDS)) {

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.egressip.EgressIPAMReconciler;
 import org.ipamoperators.egressip.api.EgressIPAM;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.TestInfo;
  * server: flapping nodes, nodes joining, capacity and its metrics, address reuse and admission. Addresses are data only (documentation ranges); nothing carries traffic.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.INFRASTRUCTURE})
 class MoreEgressScenariosIT {
@@ -346,7 +348,7 @@ class MoreEgressScenariosIT {
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.egressIps("ns2")).isEqualTo("192.0.2.2"));
     client.namespaces().withName(cluster.n("ns1")).delete();
     await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.1"))).isEmpty();
+      assertThat(Ledgers.holder(client, Ip.parse("192.0.2.1"))).isEmpty();
       assertThat(cluster.netNamespaceIps("ns1")).isEmpty();
     });
     cluster.namespace("ns3", ipam, null);
@@ -355,8 +357,8 @@ class MoreEgressScenariosIT {
       assertThat(cluster.netNamespaceIps("ns3")).containsExactly("192.0.2.1");
     });
     assertThat(cluster.egressIps("ns2")).isEqualTo("192.0.2.2");
-    assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.1")))
-        .map(x -> x.getSpec().owner().name()).contains(cluster.n("ns3"));
+    assertThat(Ledgers.holder(client, Ip.parse("192.0.2.1")))
+        .map(ClaimOwner::name).contains(cluster.n("ns3"));
   }
 
   @Test

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.TestInfo;
  * API and writes one EgressIP per namespace plus the egress-assignable node label.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"}, thirdPartyCrds = ThirdPartyCrd.EGRESS_IP)
 class OvnEgressIT {
   private static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.TestInfo;
  * Addresses are data only (documentation ranges); nothing carries traffic.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.INFRASTRUCTURE})
 class SdnEgressIT {
@@ -104,7 +106,7 @@ class SdnEgressIT {
       assertThat(status.getStatus().networkType()).isEqualTo("OpenShiftSDN");
     });
     assertThat(cluster.egressIps("ns1")).isEqualTo("198.51.100.4");
-    assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).hasSize(2);
+    assertThat(Ledgers.ofPool(client, "egressipam/" + ipam)).hasSize(2);
   }
 
   @Test
@@ -234,14 +236,14 @@ class SdnEgressIT {
       assertThat(cluster.netNamespaceIps("leave")).isEmpty();
       assertThat(cluster.egressIps("renew")).isNotNull().isNotEqualTo(renewing);
       // the address may be reused at once (as the old operator did), but never stays with "leave"
-      assertThat(new ClusterLedger(client).get(Ip.parse(leaving.split(",")[0]))
-          .map(c -> c.getSpec().owner().name())).isNotEqualTo(java.util.Optional.of(cluster.n("leave")));
+      assertThat(Ledgers.holder(client, Ip.parse(leaving.split(",")[0]))
+          .map(ClaimOwner::name)).isNotEqualTo(java.util.Optional.of(cluster.n("leave")));
     });
     String stayIp = cluster.egressIps("stay").split(",")[0];
     client.namespaces().withName(cluster.n("stay")).delete();
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(cluster.hostSubnetIps("w1")).doesNotContain(stayIp);
-      assertThat(new ClusterLedger(client).get(Ip.parse(stayIp))).isEmpty();
+      assertThat(Ledgers.holder(client, Ip.parse(stayIp))).isEmpty();
     });
   }
 
@@ -314,7 +316,7 @@ class SdnEgressIT {
       assertThat(cluster.netNamespaceIps("manual")).isEmpty();
       assertThat(cluster.hostSubnetIps("w1")).isEmpty();
       assertThat(cluster.hostSubnetIps("w2")).isEmpty();
-      assertThat(new ClusterLedger(client).claimsOfPool("egressipam/" + ipam)).isEmpty();
+      assertThat(Ledgers.ofPool(client, "egressipam/" + ipam)).isEmpty();
     });
   }
 
@@ -368,8 +370,8 @@ class SdnEgressIT {
       assertThat(cluster.egressIps("move")).isEqualTo("198.51.100.1");
       assertThat(cluster.netNamespaceIps("move")).containsExactly("198.51.100.1");
     });
-    assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.10"))).isEmpty();
-    assertThat(new ClusterLedger(client).get(Ip.parse("192.0.2.1"))).isEmpty();
+    assertThat(Ledgers.holder(client, Ip.parse("192.0.2.10"))).isEmpty();
+    assertThat(Ledgers.holder(client, Ip.parse("192.0.2.1"))).isEmpty();
   }
 
   @Test
@@ -421,13 +423,13 @@ class SdnEgressIT {
     Thread.sleep(3000); // let the last reconciles settle
     double netnsBefore = writes("netnamespaces");
     double nsBefore = writes("namespaces");
-    double claimsBefore = writes("ipclaims");
+    double claimsBefore = writes("ipclaims") + writes("ipblocks");
     cluster.setReady("idle", false);
     cluster.setReady("idle", true);
     Thread.sleep(5000);
     assertThat(writes("netnamespaces")).isEqualTo(netnsBefore);
     assertThat(writes("namespaces")).isEqualTo(nsBefore);
-    assertThat(writes("ipclaims")).isEqualTo(claimsBefore);
+    assertThat(writes("ipclaims") + writes("ipblocks")).isEqualTo(claimsBefore);
   }
 
   @Test

@@ -18,6 +18,8 @@ import java.util.Set;
 import org.ipamoperators.controller.common.ids.ClusterIdLedger;
 import org.ipamoperators.controller.common.ids.IDClaim;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPBlock;
+import org.ipamoperators.controller.common.ledger.IPBlockEntry;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.audit.LedgerEntry;
@@ -31,8 +33,9 @@ import org.ipamoperators.vip.VipServices;
 import org.ipamoperators.vip.api.VipAnnotations;
 
 /**
- * Reads, straight from the API server (no cache), both sides of the audit: the ledgers (IPClaims and
- * IDClaims) and every place the suite's controllers publish what they hold: egress IPs on namespaces,
+ * Reads, straight from the API server (no cache), both sides of the audit: the ledgers (IPClaims, the
+ * entries of IPBlocks, and IDClaims; an address held by an IPBlock entry and an IPClaim at once, as a
+ * process killed between its write and its check may leave it, is claimed twice) and every place the suite's controllers publish what they hold: egress IPs on namespaces,
  * NetNamespaces and OVN EgressIPs, VIPs in Services' ingress, router ids in KeepalivedGroup status.
  * An owner or a publication is named the way the ledgers name owners ({@code controller/Kind/ns/name}),
  * so that the checker compares like with like.
@@ -50,6 +53,7 @@ public final class ClusterFacts {
   private final List<LedgerEntry> entries = new ArrayList<>();
   private final List<Publication> publications = new ArrayList<>();
   private final Map<LedgerEntry, HasMetadata> claimObjects = new HashMap<>();
+  private final Map<LedgerEntry, String> blockAddresses = new HashMap<>();
   private final Map<Publication, HasMetadata> publishers = new HashMap<>();
   private final List<String> unreadable = new ArrayList<>();
 
@@ -66,6 +70,14 @@ public final class ClusterFacts {
   /** The claim object behind a ledger entry, for a repair guarded by its resourceVersion. */
   public HasMetadata claimObject(LedgerEntry e) {
     return claimObjects.get(e);
+  }
+
+  /**
+   * The address of a ledger entry that is an IPBlock entry (its {@link #claimObject} is the block),
+   * or null for a claim object of its own: a repair removes only that entry, not the block.
+   */
+  public String blockAddress(LedgerEntry e) {
+    return blockAddresses.get(e);
   }
 
   /** The object that shows a publication, for an Event on it. */
@@ -130,6 +142,28 @@ public final class ClusterFacts {
           created(c), exists);
       f.entries.add(e);
       f.claimObjects.put(e, c);
+    }
+    for (IPBlock b : ipLedger ? listOrEmpty(f, "IPBlock", () -> client.resources(IPBlock.class).list().getItems())
+        : List.<IPBlock>of()) {
+      for (var entry : b.entries().entrySet()) {
+        IPBlockEntry be = entry.getValue();
+        String address = canonical(entry.getKey());
+        if (be == null || be.owner() == null || address == null || !controllers.contains(be.owner().controller())) {
+          continue;
+        }
+        Instant since = created(b);
+        try {
+          since = be.since() == null ? since : Instant.parse(be.since());
+        } catch (RuntimeException x) {
+          // the block's age stands in for an unreadable entry time
+        }
+        LedgerEntry e = new LedgerEntry(Resource.ip(address), key(be.owner()),
+            "IPBlock " + b.getMetadata().getName() + " entry " + address, since,
+            ownerExists(be.owner(), namespaces, serviceNames, groupNames, b));
+        f.entries.add(e);
+        f.claimObjects.put(e, b);
+        f.blockAddresses.put(e, entry.getKey());
+      }
     }
     for (IDClaim c : controllers.contains("keepalived") ? client.resources(IDClaim.class).list().getItems()
         : List.<IDClaim>of()) {
@@ -280,8 +314,8 @@ public final class ClusterFacts {
       case "Service" -> services.contains(o.namespace() + "/" + o.name());
       case "KeepalivedGroup" -> groups.contains(o.namespace() + "/" + o.name());
       // A sharing key lives while any Service listed on its claim exists.
-      case "SharingKey" -> claim.getMetadata().getAnnotations() == null || services.stream()
-          .anyMatch(s -> listsMember((IPClaim) claim, s));
+      case "SharingKey" -> !(claim instanceof IPClaim ic) || claim.getMetadata().getAnnotations() == null
+          || services.stream().anyMatch(s -> listsMember(ic, s));
       default -> true; // unknown kinds are never called gone, so never repaired
     };
   }

@@ -17,7 +17,9 @@ import org.ipamoperators.core.ledger.Claim;
  * The suite's shared record of who holds which address, kept in the cluster as one {@link IPClaim}
  * per address. Creating the object is the lock, so no address can be given to two owners, even by
  * two replicas with stale caches. Reads for planning may come from an informer cache; the create
- * here always goes to the API server.
+ * here always goes to the API server. Addresses may also be held by entries of {@link IPBlock}s
+ * ({@link BlockLedger}): a claim created here is checked against the address's block afterwards and
+ * withdrawn when an entry exists, so an address is never held in both.
  */
 public final class ClusterLedger {
   public static final String LABEL_CONTROLLER = "ipam.ipamoperators.org/controller";
@@ -54,12 +56,17 @@ public final class ClusterLedger {
     all.put(LABEL_POOL, ClaimNames.labelValue(pool));
     for (int attempt = 0; attempt < ClaimAttempts.MAX; attempt++) {
       IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), all);
+      IPClaim created;
       try {
-        return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner, claims().resource(wanted).create());
+        created = claims().resource(wanted).create();
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
           throw e;
         }
+        created = null;
+      }
+      if (created != null) {
+        return checkBlock(ip, owner, created);
       }
       IPClaim existing = claims().withName(name).get();
       if (existing == null) {
@@ -70,6 +77,44 @@ public final class ClusterLedger {
           : ClaimResult.Outcome.HELD_BY_OTHER, holder, existing);
     }
     throw new ClaimAttempts.ContendedException("IPClaim " + name);
+  }
+
+  /**
+   * The claimer's side of the two-sided check with the block ledger ({@link BlockLedger}): after
+   * the create, the address's IPBlock is read from the API server; when it has an entry for the
+   * address, the block writer may not have seen this claim, so this claim is deleted and the address
+   * counts as taken. A failed read deletes the claim too (an unchecked claim must not stand) and
+   * the error propagates, so the caller retries.
+   */
+  private ClaimResult checkBlock(Ip ip, ClaimOwner owner, IPClaim created) {
+    IPBlockEntry entry;
+    try {
+      IPBlock block = client.resources(IPBlock.class).withName(BlockNames.of(ip)).get();
+      entry = block == null ? null : block.entries().get(ip.toString());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner, created); // no block ledger in this cluster
+      }
+      withdraw(created);
+      throw e;
+    }
+    if (entry == null) {
+      return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner, created);
+    }
+    withdraw(created);
+    return new ClaimResult(entry.owner().sameAs(owner) ? ClaimResult.Outcome.ALREADY_OURS
+        : ClaimResult.Outcome.HELD_BY_OTHER, entry.owner(), null);
+  }
+
+  private void withdraw(IPClaim created) {
+    try {
+      claims().withName(created.getMetadata().getName())
+          .lockResourceVersion(created.getMetadata().getResourceVersion()).delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404 && e.getCode() != 409) {
+        throw e;
+      }
+    }
   }
 
   /**

@@ -1,0 +1,248 @@
+package org.ipamoperators.controller.common.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The block ledger on a real API server: one write per block for a group of addresses, the
+ * compare-and-swap between two writers, and the two-sided check against IPClaim creators. Each
+ * test uses addresses of its own (the server is shared).
+ */
+@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml"})
+class BlockLedgerIT {
+  private static final String POOL = "egressipam/blocks";
+
+  private static ClaimOwner ns(String name) {
+    return new ClaimOwner("egressip", "Namespace", null, name, null);
+  }
+
+  private static ClaimOwner service(String name) {
+    return new ClaimOwner("vip", "Service", "default", name, null);
+  }
+
+  private static List<Ip> range(String first, int count) {
+    List<Ip> out = new ArrayList<>();
+    Ip ip = Ip.parse(first);
+    for (int i = 0; i < count; i++) {
+      out.add(ip);
+      ip = ip.next();
+    }
+    return out;
+  }
+
+  @Test
+  void aGroupOfAddressesCostsOneWritePerBlock(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    AtomicInteger callbacks = new AtomicInteger();
+    BlockLedger ledger = new BlockLedger(client, b -> callbacks.incrementAndGet());
+    // 198.51.100.0 - .127: exactly two /26 blocks, 128 addresses of 64 owners (two each).
+    List<BlockRequest> asked = new ArrayList<>();
+    List<Ip> ips = range("198.51.100.0", 128);
+    for (int i = 0; i < ips.size(); i++) {
+      asked.add(new BlockRequest(ips.get(i), POOL, ns("group-" + (i / 2)), "allocated"));
+    }
+    double before = writes(client, "ipblocks");
+    Map<Ip, BlockClaim> got = ledger.claimAll(asked);
+    double after = writes(client, "ipblocks");
+
+    assertThat(got).hasSize(128).allSatisfy((ip, r) -> assertThat(r.outcome()).isEqualTo(BlockClaim.Outcome.CLAIMED));
+    assertThat(after - before).isEqualTo(2.0);
+    assertThat(callbacks.get()).isEqualTo(2);
+    IPBlock first = client.resources(IPBlock.class).withName("198.51.100.0-26").get();
+    assertThat(first.getSpec().cidr()).isEqualTo("198.51.100.0/26");
+    assertThat(first.entries()).hasSize(64).containsKey("198.51.100.63");
+    assertThat(first.entries().get("198.51.100.5").owner().name()).isEqualTo("group-2");
+    assertThat(client.resources(IPBlock.class).withName("198.51.100.64-26").get().entries()).hasSize(64);
+
+    // Asking again is idempotent and writes nothing; another owner is refused.
+    Map<Ip, BlockClaim> again = ledger.claimAll(asked.subList(0, 4));
+    assertThat(again.values()).extracting(BlockClaim::outcome).containsOnly(BlockClaim.Outcome.ALREADY_OURS);
+    BlockClaim other = ledger.claim(ips.get(0), POOL, ns("intruder"), null);
+    assertThat(other.outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    assertThat(other.holder().name()).isEqualTo("group-0");
+    assertThat(writes(client, "ipblocks")).isEqualTo(after);
+
+    // Release takes back only the owner's entries, one write per block.
+    Map<Ip, ClaimOwner> release = new HashMap<>();
+    release.put(ips.get(0), ns("group-0"));
+    release.put(ips.get(1), ns("not-the-owner"));
+    release.put(ips.get(127), ns("group-63"));
+    assertThat(ledger.releaseAll(release)).containsExactlyInAnyOrder(ips.get(0), ips.get(127));
+    assertThat(writes(client, "ipblocks") - after).isEqualTo(2.0);
+    assertThat(ledger.entry(ips.get(0))).isNull();
+    assertThat(ledger.entry(ips.get(1)).owner().name()).isEqualTo("group-0");
+  }
+
+  @Test
+  void ipv6AddressesLiveInTheir122Block(KubeApiServer server) {
+    BlockLedger ledger = new BlockLedger(server.newClient());
+    Ip ip = Ip.parse("2001:db8:b10c::41");
+    assertThat(ledger.claim(ip, POOL, ns("six"), null).outcome()).isEqualTo(BlockClaim.Outcome.CLAIMED);
+    IPBlock b = server.newClient().resources(IPBlock.class).withName("2001-0db8-b10c-0000-0000-0000-0000-0040-122").get();
+    assertThat(b.getSpec().cidr()).isEqualTo("2001:db8:b10c::40/122");
+    assertThat(b.entries()).containsOnlyKeys("2001:db8:b10c::41");
+    assertThat(ledger.entriesOfPool(POOL)).containsKey(ip);
+  }
+
+  /**
+   * Four writers on separate clients add different addresses of one block at the same time, and
+   * race for one address per round: the compare-and-swap makes the losers of each write read again
+   * and retry, so every writer's own addresses land, and each contested address has exactly one owner.
+   */
+  @Test
+  void concurrentWritersOfOneBlockAllLandAndNeverDuplicate(KubeApiServer server) throws Exception {
+    int writers = 4;
+    int rounds = 10;
+    int perRound = writers + 1; // one address of its own per writer, one contested
+    List<Ip> ips = range("198.51.100.128", 64);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    List<KubernetesClient> clients = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      clients.add(server.newClient());
+    }
+    try {
+      for (int round = 0; round < rounds; round++) {
+        CyclicBarrier start = new CyclicBarrier(writers);
+        List<Future<Map<Ip, BlockClaim>>> futures = new ArrayList<>();
+        int base = round * perRound;
+        for (int w = 0; w < writers; w++) {
+          BlockLedger ledger = new BlockLedger(clients.get(w));
+          List<BlockRequest> asked = List.of(new BlockRequest(ips.get(base + w), POOL, ns("w" + w), null),
+              new BlockRequest(ips.get(base + writers), POOL, ns("w" + w), null));
+          futures.add(pool.submit(() -> {
+            start.await();
+            return ledger.claimAll(asked);
+          }));
+        }
+        int winners = 0;
+        for (int w = 0; w < writers; w++) {
+          Map<Ip, BlockClaim> got = futures.get(w).get();
+          assertThat(got.get(ips.get(base + w)).ours()).as("w%d's own address, round %d", w, round).isTrue();
+          winners += got.get(ips.get(base + writers)).ours() ? 1 : 0;
+        }
+        assertThat(winners).as("holders of the contested address, round %d", round).isEqualTo(1);
+      }
+    } finally {
+      pool.shutdownNow();
+      clients.forEach(KubernetesClient::close);
+    }
+    IPBlock block = server.newClient().resources(IPBlock.class).withName("198.51.100.128-26").get();
+    assertThat(block.entries()).hasSize(rounds * perRound);
+    for (int round = 0; round < rounds; round++) {
+      for (int w = 0; w < writers; w++) {
+        assertThat(block.entries().get(ips.get(round * perRound + w).toString()).owner().name()).isEqualTo("w" + w);
+      }
+    }
+  }
+
+  /**
+   * The seeded race: the block writer's entry and an IPClaim creator's claim are both written
+   * before either checks (here by writing one side by hand, then letting the other side claim).
+   * With the two-sided check the second claimer backs off whichever it is; without it both
+   * would hold the address.
+   */
+  @Test
+  void blockWriterBacksOffFromAnIPClaimWrittenFirst(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    Ip ip = Ip.parse("198.51.100.201");
+    // A vip claimer created its IPClaim and has not read the block yet.
+    IPClaim theirs = client.resources(IPClaim.class).resource(IPClaim.of(ClaimNames.of(ip),
+        new IPClaimSpec(ip.toString(), "ipgroup/default/lb", service("web")), Map.of())).create();
+    BlockClaim r = new BlockLedger(client).claim(ip, POOL, ns("payments"), null);
+    assertThat(r.outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    assertThat(r.holder().name()).isEqualTo("web");
+    assertThat(new BlockLedger(client).entry(ip)).as("the entry was withdrawn").isNull();
+    assertThat(client.resources(IPClaim.class).withName(theirs.getMetadata().getName()).get()).isNotNull();
+  }
+
+  @Test
+  void ipClaimCreatorBacksOffFromABlockEntryWrittenFirst(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    Ip ip = Ip.parse("198.51.100.202");
+    // A block writer wrote its entry and has not checked the IPClaims yet.
+    client.resources(IPBlock.class).resource(IPBlock.of(BlockNames.of(ip), BlockNames.cidr(ip),
+        Map.of(ip.toString(), new IPBlockEntry(POOL, ns("payments"), null, null)))).create();
+    ClaimResult r = new ClusterLedger(client).claim(ip, "ipgroup/default/lb", service("web"));
+    assertThat(r.outcome()).isEqualTo(ClaimResult.Outcome.HELD_BY_OTHER);
+    assertThat(r.holder().name()).isEqualTo("payments");
+    assertThat(client.resources(IPClaim.class).withName(ClaimNames.of(ip)).get()).as("the claim was withdrawn").isNull();
+  }
+
+  /**
+   * A real race, many times: for each address a block writer and an IPClaim creator start together
+   * on separate clients. Both may back off; never do both win, and whoever won is what the cluster
+   * shows (exactly one of the entry and the claim stands, or neither).
+   */
+  @Test
+  void blockWriterAndIPClaimCreatorNeverBothWin(KubeApiServer server) throws Exception {
+    List<Ip> ips = range("203.0.113.192", 40);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    int bothWon = 0;
+    KubernetesClient blockClient = server.newClient();
+    KubernetesClient claimClient = server.newClient();
+    KubernetesClient check = server.newClient();
+    try {
+      for (Ip ip : ips) {
+        CyclicBarrier start = new CyclicBarrier(2);
+        BlockLedger blocks = new BlockLedger(blockClient);
+        ClusterLedger claims = new ClusterLedger(claimClient);
+        Future<BlockClaim> b = pool.submit(() -> {
+          start.await();
+          return blocks.claim(ip, POOL, ns("racer"), null);
+        });
+        Future<ClaimResult> c = pool.submit((Callable<ClaimResult>) () -> {
+          start.await();
+          return claims.claim(ip, "ipgroup/default/lb", service("racer"));
+        });
+        boolean blockWon = b.get().ours();
+        boolean claimWon = c.get().ours();
+        if (blockWon && claimWon) {
+          bothWon++;
+        }
+        boolean entryStands = new BlockLedger(check).entry(ip) != null;
+        boolean claimStands = check.resources(IPClaim.class).withName(ClaimNames.of(ip)).get() != null;
+        assertThat(entryStands && claimStands).as("%s held by a block entry and an IPClaim", ip).isFalse();
+        assertThat(entryStands).isEqualTo(blockWon);
+        assertThat(claimStands).isEqualTo(claimWon);
+      }
+    } finally {
+      pool.shutdownNow();
+      blockClient.close();
+      claimClient.close();
+      check.close();
+    }
+    assertThat(bothWon).isZero();
+  }
+
+  /** Writes to a resource as the API server counts them (its own metric). */
+  static double writes(KubernetesClient client, String resource) {
+    Matcher m = Pattern.compile("^apiserver_request_total\\{([^}]*)\\} ([0-9.e+]+)$", Pattern.MULTILINE)
+        .matcher(client.raw("/metrics"));
+    double total = 0;
+    while (m.find()) {
+      String labels = m.group(1);
+      if (labels.contains("resource=\"" + resource + "\"") && labels.matches(".*verb=\"(POST|PUT|PATCH|DELETE|APPLY)\".*")) {
+        total += Double.parseDouble(m.group(2));
+      }
+    }
+    return total;
+  }
+}
