@@ -22,6 +22,7 @@ import org.ipamoperators.testsupport.corpus.BadInputCorpus.Role;
  *       in namespace {@code default}, a Namespace: in itself);</li>
  *   <li>{@code condition=Type:Reason}: the object's {@code status.conditions} has that type with that reason.</li>
  * </ul>
+ * {@code ${namespace}} in an entry stands for the run's namespace (a reference such as {@code ns/name}).
  * Other keys (what "served" means for one controller) are checked by the caller's function.
  */
 public final class CorpusRun {
@@ -39,7 +40,7 @@ public final class CorpusRun {
   /** Creates the entries in order; an admission refusal is kept for {@code admission=rejected}. */
   public void apply(List<Entry> entries) {
     for (Entry e : entries) {
-      GenericKubernetesResource o = e.object();
+      GenericKubernetesResource o = object(e);
       if (o.getMetadata().getNamespace() == null && namespaced(o)) {
         o.getMetadata().setNamespace(namespace);
       }
@@ -54,6 +55,12 @@ public final class CorpusRun {
     }
   }
 
+  /** The entry's object, {@code ${namespace}} in its text replaced by the run's namespace. */
+  public GenericKubernetesResource object(Entry e) {
+    return io.fabric8.kubernetes.client.utils.Serialization.unmarshal(e.yaml().replace("${namespace}", namespace),
+        GenericKubernetesResource.class);
+  }
+
   private boolean namespaced(GenericKubernetesResource o) {
     return scopes.computeIfAbsent(o.getApiVersion() + "/" + o.getKind(), k -> client.getApiResources(o.getApiVersion()).getResources().stream()
         .filter(r -> r.getKind().equals(o.getKind()) && !r.getName().contains("/"))
@@ -62,7 +69,7 @@ public final class CorpusRun {
 
   /** The object of an entry as stored now, or null. */
   public GenericKubernetesResource get(Entry e) {
-    GenericKubernetesResource o = e.object();
+    GenericKubernetesResource o = object(e);
     boolean ns = namespaced(o);
     var op = client.genericKubernetesResources(o.getApiVersion(), o.getKind());
     String n = o.getMetadata().getNamespace() != null ? o.getMetadata().getNamespace() : namespace;
@@ -72,7 +79,7 @@ public final class CorpusRun {
 
   /** Reasons of the Events recorded on the entry's object. */
   public List<Event> events(Entry e) {
-    GenericKubernetesResource o = e.object();
+    GenericKubernetesResource o = object(e);
     String ns = "Namespace".equals(o.getKind()) ? o.getMetadata().getName()
         : !namespaced(o) ? "default"
         : o.getMetadata().getNamespace() != null ? o.getMetadata().getNamespace() : namespace;
