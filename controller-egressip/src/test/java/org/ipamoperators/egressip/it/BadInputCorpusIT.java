@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus;
@@ -108,10 +109,21 @@ class BadInputCorpusIT {
     }
   }
 
-  /** A good namespace is served when its egressips annotation is written and its NetNamespace carries it. */
+  /**
+   * A good namespace is served when its egressips annotation is written and its NetNamespace carries
+   * it; a bad one holds no claim and no egress IP on its NetNamespace.
+   */
   private static String served(KubernetesClient client, Entry e) {
     if (!"Namespace".equals(e.kind())) {
       return null; // an IPAM is served through its namespaces
+    }
+    if (e.role() == BadInputCorpus.Role.BAD) {
+      List<String> held = client.resources(IPClaim.class).list().getItems().stream()
+          .filter(c -> c.getSpec() != null && c.getSpec().owner() != null && e.name().equals(c.getSpec().owner().name()))
+          .map(c -> c.getSpec().address()).toList();
+      NetNamespace net = client.resources(NetNamespace.class).withName(e.name()).get();
+      List<String> onNet = net == null || net.getEgressIPs() == null ? List.of() : net.getEgressIPs();
+      return held.isEmpty() && onNet.isEmpty() ? null : "a rejected namespace holds " + held + ", egressIPs " + onNet;
     }
     var ns = client.namespaces().withName(e.name()).get();
     String ips = ns.getMetadata().getAnnotations() == null ? null

@@ -78,7 +78,8 @@ public final class VipPlanner {
       try {
         ip = Ip.parse(r.trim()); // strict: inet_aton, zero-padded and short forms are refused
         problem = requested.containsKey(ip.family()) ? "two " + ip.family().kubernetesName()
-            + " addresses requested (" + requested.get(ip.family()) + ", " + ip + "); one per family is used" : null;
+            + " addresses requested (" + requested.get(ip.family()) + ", " + ip + "): write one address per family;"
+            + " no new address is assigned until then" : null;
       } catch (IllegalArgumentException e) {
         ip = null;
         problem = "requested address " + quoted(r) + " is not an IP address"
@@ -128,6 +129,13 @@ public final class VipPlanner {
       }
     }
 
+    if (problems.stream().anyMatch(p -> p.reason() == VipProblem.Reason.InvalidRequest)) {
+      // A request that cannot be used as written gets nothing new: the plan is incomplete, so an
+      // address claimed now would never be published and would only be taken from the pool.
+      // What the Service already holds stays.
+      List<Ip> ingress = all.stream().filter(keep::containsKey).map(f -> keep.get(f).ip()).toList();
+      return new VipPlan(List.copyOf(keep.values()), List.of(), release, problems, ingress);
+    }
     Map<IpFamily, Holding> claim = new EnumMap<>(IpFamily.class);
     for (IpFamily family : all) {
       boolean optional = !wanted.contains(family);

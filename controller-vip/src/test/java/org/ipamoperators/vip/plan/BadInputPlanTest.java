@@ -21,13 +21,26 @@ class BadInputPlanTest {
   }
 
   @Test
-  void aHugeRequestMakesAFewShortProblemsAndStillServesItsFirstAddress() {
+  void aHugeRequestMakesAFewShortProblemsAndClaimsNothing() {
     List<String> requested = new ArrayList<>(Collections.nCopies(7000, "192.0.2.45"));
     VipPlan p = VipPlanner.plan(svc(requested), List.of(GROUP), List.of(), Map.of());
     assertThat(p.problems()).hasSize(VipPlanner.PROBLEMS_SHOWN + 1)
         .allMatch(x -> x.reason() == VipProblem.Reason.InvalidRequest);
     assertThat(p.problems().get(VipPlanner.PROBLEMS_SHOWN).message()).startsWith("6994 more unusable entries");
-    assertThat(p.ingress()).containsExactly(Ip.parse("192.0.2.45"));
+    assertThat(p.toClaim()).isEmpty();
+    assertThat(p.ingress()).isEmpty();
+  }
+
+  @Test
+  void anUnusableRequestTakesNoAddressFromThePoolButKeepsWhatIsHeld() {
+    VipPlan fresh = VipPlanner.plan(svc(List.of("not-an-ip")), List.of(GROUP), List.of(), Map.of());
+    assertThat(fresh.problems()).isNotEmpty();
+    assertThat(fresh.toClaim()).as("claimed but never published").isEmpty();
+    Holding held = new Holding(Ip.parse("192.0.2.9"), "ipgroup/g");
+    VipPlan kept = VipPlanner.plan(svc(List.of("192.0.2.10", "192.0.2.11")), List.of(GROUP), List.of(held), Map.of());
+    assertThat(kept.toClaim()).isEmpty();
+    assertThat(kept.toRelease()).isEmpty();
+    assertThat(kept.ingress()).containsExactly(Ip.parse("192.0.2.9"));
   }
 
   @Test

@@ -23,7 +23,7 @@ import org.ipamoperators.testsupport.corpus.BadInputCorpus.Role;
  *   <li>{@code condition=Type:Reason}: the object's {@code status.conditions} has that type with that reason.</li>
  * </ul>
  * {@code ${namespace}} in an entry stands for the run's namespace (a reference such as {@code ns/name}).
- * Other keys (what "served" means for one controller) are checked by the caller's function.
+ * What "served" means for one controller, and what a bad object must not hold, is the caller's function.
  */
 public final class CorpusRun {
   private final KubernetesClient client;
@@ -105,8 +105,8 @@ public final class CorpusRun {
 
   /**
    * What is wrong with one entry now, or null when it meets its expectations: the shared keys here,
-   * {@code served} (applied to every GOOD entry, and to a BAD one whose expect names {@code served})
-   * for the rest; it returns null or what is missing.
+   * {@code served} for the rest: applied to every GOOD and BAD entry, it checks that a good object is
+   * served and that a bad one holds nothing, and returns null or what is wrong.
    */
   public String problem(Entry e, Function<Entry, String> served) {
     List<String> out = new ArrayList<>();
@@ -132,7 +132,7 @@ public final class CorpusRun {
         out.add("condition " + tr[0] + " has reason " + reason + ", expected " + tr[1]);
       }
     }
-    if (e.role() == Role.GOOD || e.expect("served") != null) {
+    if (e.role() != Role.SUPPORT) {
       String s = served.apply(e);
       if (s != null) {
         out.add(s);
