@@ -456,7 +456,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     Map<String, EgressInputs.InUse> inUse = new HashMap<>();
     if (caps.seesForeignAddresses()) {
-      for (CIDRAssignment c : ipam.getSpec().cidrs()) {
+      for (CIDRAssignment c : EgressPolicy.cidrs(ipam.getSpec())) {
         IpRange range;
         try {
           range = IpRange.parse(c.cidr());
@@ -483,7 +483,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         .filter(n -> n.getMetadata().getName().equals(node)).findFirst()
         .ifPresent(n -> events.warning(n, "InvalidEgressCapacity", message)));
     if (!plan.specValid()) {
-      String message = plan.specProblems().stream().map(p -> p.message()).collect(Collectors.joining("; "));
+      String message = plan.specMessage();
       events.warning(ipam, "InvalidSpec", message);
       return patchIfChanged(ipam, status(ipam, network, platform, plan, false, "InvalidSpec", message, List.of(),
           decision.capacityProblems()), null);

@@ -60,6 +60,7 @@ import org.ipamoperators.eip.plan.NodeEip;
 import org.ipamoperators.eip.plan.PodClaimant;
 import org.ipamoperators.eip.plan.PodDecision;
 import org.ipamoperators.eip.plan.PodView;
+import org.ipamoperators.eip.plan.SpecCheck;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -171,16 +172,20 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   @Override
   public UpdateControl<Eip> reconcile(Eip eip, Context<Eip> context) {
     EipSpec spec = eip.getSpec();
-    if (spec != null && spec.selector() == null && spec.podName() != null) {
+    Optional<String> invalid = SpecCheck.problem(spec);
+    if (invalid.isPresent()) {
+      // Before the v1 upgrade: an empty v1 podName moved into the selector would be refused on every pass.
+      StatusDraft status = new StatusDraft(eip);
+      events.warning(eip, "InvalidSpec", invalid.get());
+      status.condition(COND_READY, false, "InvalidSpec", invalid.get());
+      return finish(eip, status, null);
+    }
+    if (spec.selector() == null && spec.podName() != null) {
       upgradeV1(eip);
       return UpdateControl.noUpdate();
     }
-    EipSelector selector = spec == null ? null : spec.effectiveSelector();
+    EipSelector selector = spec.effectiveSelector();
     StatusDraft status = new StatusDraft(eip);
-    if (selector == null || (selector.pod() == null) == (selector.node() == null)) {
-      status.condition(COND_READY, false, "InvalidSpec", "set exactly one of selector.pod and selector.node");
-      return finish(eip, status, null);
-    }
     try {
       ElasticIp address = address(eip, selector, status);
       if (address == null) {

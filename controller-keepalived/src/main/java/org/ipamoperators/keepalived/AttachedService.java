@@ -16,6 +16,7 @@ import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.config.ServiceRef;
 import org.ipamoperators.keepalived.config.ServiceVips;
+import org.ipamoperators.keepalived.config.Verbatim;
 
 /**
  * A Service pointing to a group, as the planner needs it, and what was wrong with its annotations or addresses
@@ -76,12 +77,16 @@ record AttachedService(Service service, ServiceVips vips, List<String> problems)
       try {
         vips.add(Ip.parse(text.trim()));
       } catch (RuntimeException e) {
-        problems.add("'" + text + "' is not an IP address: not announced");
+        problems.add(quoted(text) + " is not an IP address: not announced");
       }
     }
     TreeMap<String, String> verbatim = new TreeMap<>();
     String raw = annotations(s).get(KeepalivedAnnotations.VERBATIM_CONFIG);
-    if (raw != null && !raw.isBlank()) {
+    if (raw != null && raw.length() > Verbatim.MAX_SERVICE_ANNOTATION) {
+      problems.add("annotation " + KeepalivedAnnotations.VERBATIM_CONFIG + " is " + raw.length()
+          + " characters long, more than the " + Verbatim.MAX_SERVICE_ANNOTATION + " a service may add to the"
+          + " configuration of every node: ignored (the VIPs are announced without it)");
+    } else if (raw != null && !raw.isBlank()) {
       try {
         Map<String, String> parsed = JSON.readValue(raw, new TypeReference<Map<String, String>>() {});
         if (parsed != null) {
@@ -92,7 +97,12 @@ record AttachedService(Service service, ServiceVips vips, List<String> problems)
             + " is not a JSON object of strings: ignored (the VIPs are announced without it)");
       }
     }
-    boolean spread = "true".equalsIgnoreCase(annotations(s).getOrDefault(KeepalivedAnnotations.SPREAD_VIPS, "").trim());
+    String spreadText = annotations(s).getOrDefault(KeepalivedAnnotations.SPREAD_VIPS, "").trim();
+    boolean spread = "true".equalsIgnoreCase(spreadText);
+    if (!spread && !spreadText.isEmpty() && !"false".equalsIgnoreCase(spreadText)) {
+      problems.add("annotation " + KeepalivedAnnotations.SPREAD_VIPS + " is " + quoted(spreadText)
+          + ", not true or false: the VIPs are not spread");
+    }
     OptionalInt health = OptionalInt.empty();
     Integer port = s.getSpec().getHealthCheckNodePort();
     if ("Local".equals(s.getSpec().getExternalTrafficPolicy()) && port != null && port > 0) {
@@ -100,5 +110,11 @@ record AttachedService(Service service, ServiceVips vips, List<String> problems)
     }
     ServiceRef ref = new ServiceRef(s.getMetadata().getNamespace(), s.getMetadata().getName());
     return new AttachedService(s, new ServiceVips(ref, vips, spread, verbatim, health), problems);
+  }
+
+  /** A user's value in a message: quoted, cut to its first 64 characters with its length when longer. */
+  static String quoted(String value) {
+    return value.length() <= 64 ? "'" + value + "'" : "'" + value.substring(0, 64) + "...' (" + value.length()
+        + " characters)";
   }
 }

@@ -86,10 +86,17 @@ final class GroupSpecs {
   }
 
   private static Ip parseIp(String text, String field) {
+    Ip ip;
     try {
-      return Ip.parse(text.trim());
+      ip = Ip.parse(text.trim());
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(field + " is not an IP address: '" + text + "'");
     }
+    if (!ip.isIPv4() && ip.hi() == 0 && (ip.lo() >>> 32) == 0xffffL) {
+      // No node has a route to ::ffff:a.b.c.d: the reloader would never find an interface.
+      throw new IllegalArgumentException(field + " '" + text + "' is an IPv4-mapped IPv6 address; write the IPv4"
+          + " address " + Ip.v4(ip.lo() & 0xffffffffL));
+    }
+    return ip;
   }
 }

@@ -61,8 +61,9 @@ public class ServiceAttachmentReconciler implements Reconciler<Service> {
     Optional<String> key = AttachedService.groupKey(s);
     if (key.isEmpty()) {
       events.warning(s, "InvalidKeepalivedGroup", "annotation " + KeepalivedAnnotations.GROUP + " must be"
-          + " <namespace>/<name> of a KeepalivedGroup, not '" + AttachedService.annotations(s).get(KeepalivedAnnotations.GROUP)
-          + "': the VIPs are not announced");
+          + " <namespace>/<name> of a KeepalivedGroup, not "
+          + AttachedService.quoted(AttachedService.annotations(s).get(KeepalivedAnnotations.GROUP))
+          + ": the VIPs are not announced");
       return UpdateControl.noUpdate();
     }
     int slash = key.get().indexOf('/');

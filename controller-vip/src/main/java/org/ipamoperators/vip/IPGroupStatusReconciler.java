@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.ipamoperators.controller.common.kube.Conditions;
+import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpFamily;
@@ -28,6 +29,7 @@ import org.ipamoperators.core.pool.PoolProblem;
 import org.ipamoperators.vip.api.FamilyUsage;
 import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.IPGroupStatus;
+import org.ipamoperators.vip.plan.VipPlanner;
 
 /**
  * Reports an IPGroup's health and usage: {@code Ready} (the definition is valid, or why not),
@@ -46,6 +48,7 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   private static final int LISTED = 20;
   private final VipMetrics metrics;
   private final Runnable leading;
+  private volatile EventRecorder events;
   private InformerEventSource<IPClaim, IPGroup> claims;
   private InformerEventSource<IPGroup, IPGroup> peers;
 
@@ -95,11 +98,12 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
     Long generation = group.getMetadata().getGeneration();
     var old = group.getStatus() == null ? null : group.getStatus().conditions();
     IPGroupStatus status;
-    List<PoolProblem> problems = group.getSpec() == null ? List.of(new PoolProblem("", "no spec"))
+    List<PoolProblem> problems = group.getSpec() == null ? List.of(new PoolProblem("", "spec is missing: give spec.segment or spec.cidrs"))
         : Pool.validate(name, group.getSpec().ranges(), group.getSpec().excluded());
     if (!problems.isEmpty()) {
-      var conditions = Conditions.set(old, "Ready", false, "InvalidSpec",
-          String.join("; ", problems.stream().map(PoolProblem::message).toList()), generation);
+      String message = VipPlanner.summary(problems);
+      events(context).warning(group, "InvalidSpec", message);
+      var conditions = Conditions.set(old, "Ready", false, "InvalidSpec", message, generation);
       conditions = Conditions.set(conditions, "Overlapping", false, "InvalidSpec", "", generation);
       status = new IPGroupStatus(conditions, generation, null, null, null);
       metrics.pool(name, List.of());
@@ -120,6 +124,10 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
         }
       }
       overlapping.sort(null);
+      if (!overlapping.isEmpty()) {
+        events(context).warning(group, "OverlapsOtherGroups", "shares addresses with IPGroup(s) "
+            + String.join(", ", overlapping));
+      }
       List<FamilyUsage> families = new ArrayList<>();
       long used = 0;
       List<String> free = new ArrayList<>();
@@ -180,6 +188,16 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
     patch.setMetadata(meta);
     patch.setStatus(status);
     return UpdateControl.patchStatus(patch);
+  }
+
+  /** Events on the group at fault (repeats within ten minutes are dropped by the recorder). */
+  private EventRecorder events(Context<IPGroup> context) {
+    EventRecorder e = events;
+    if (e == null) {
+      e = new EventRecorder(context.getClient(), "vip-controller");
+      events = e;
+    }
+    return e;
   }
 
   private static boolean sameIgnoringTimes(IPGroupStatus a, IPGroupStatus b) {

@@ -33,4 +33,14 @@ public record EgressPlan(List<PoolProblem> specProblems, SortedMap<String, List<
   public boolean specValid() {
     return specProblems.isEmpty();
   }
+
+  /** At most this many spec problems are spelled out in a condition or Event; the rest are counted. */
+  static final int PROBLEMS_SHOWN = 5;
+
+  /** The spec problems as one message: the first few, then how many more (a huge spec stays readable). */
+  public String specMessage() {
+    String shown = String.join("; ", specProblems.stream().limit(PROBLEMS_SHOWN).map(PoolProblem::message).toList());
+    return specProblems.size() <= PROBLEMS_SHOWN ? shown
+        : shown + "; and " + (specProblems.size() - PROBLEMS_SHOWN) + " more problem(s)";
+  }
 }

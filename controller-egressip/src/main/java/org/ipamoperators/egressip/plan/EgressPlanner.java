@@ -44,12 +44,12 @@ public final class EgressPlanner {
 
   public static EgressPlan plan(EgressIPAMSpec spec, List<NamespaceState> namespaces,
       List<ClaimState> claims, List<NodeInfo> nodes, PlacementOptions placementOptions) {
-    List<CIDRAssignment> cidrs = spec.cidrs();
     List<PoolProblem> specProblems = validate(spec);
     if (!specProblems.isEmpty()) {
       return new EgressPlan(specProblems, new TreeMap<>(), List.of(), new TreeMap<>(), new TreeMap<>(),
           PlacementPlanner.plan(List.of(), List.of(), PlacementOptions.DEFAULT), List.of(), List.of(), Map.of());
     }
+    List<CIDRAssignment> cidrs = spec.cidrs();
     List<Pool> pools = new ArrayList<>();
     List<Allocator> allocators = new ArrayList<>();
     AllocationStrategy strategy = spec.strategy() == null ? AllocationStrategy.FIRST_FREE
@@ -161,7 +161,7 @@ public final class EgressPlanner {
         + String.join(",", pools.stream().map(Pool::name).toList());
     if (parts.length != pools.size()) {
       problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
-          "egressips '" + ns.egressIps() + "' has " + parts.length + " address"
+          "egressips " + quoted(ns.egressIps()) + " has " + parts.length + " address"
           + (parts.length == 1 ? "" : "es") + " for " + pools.size() + " CIDR"
           + (pools.size() == 1 ? "" : "s") + "; " + expect));
       return;
@@ -176,7 +176,7 @@ public final class EgressPlanner {
         ip = Ip.parse(text);
       } catch (InvalidAddressException e) {
         problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
-            "egressips entry " + (i + 1) + " '" + parts[i] + "' is not an IP address; " + expect));
+            "egressips entry " + (i + 1) + " " + quoted(parts[i]) + " is not an IP address; " + expect));
         return;
       }
       Pool pool = pools.get(i);
@@ -201,7 +201,7 @@ public final class EgressPlanner {
     }
     if (new HashSet<>(ips).size() != ips.size()) {
       problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
-          "egressips '" + ns.egressIps() + "' lists an address twice"));
+          "egressips " + quoted(ns.egressIps()) + " lists an address twice"));
       return;
     }
     List<Ip> missing = ips.stream().filter(ip -> !ownClaims.contains(ip)).toList();
@@ -257,6 +257,18 @@ public final class EgressPlanner {
     served.put(ns.name(), ips);
   }
 
+  /**
+   * A user's value in a message: quoted, and cut to its first 64 characters with its length when
+   * longer, so a 100 kB annotation makes a readable Event rather than a huge one.
+   */
+  static String quoted(String value) {
+    if (value == null) {
+      return "''";
+    }
+    return value.length() <= 64 ? "'" + value + "'"
+        : "'" + value.substring(0, 64) + "...' (" + value.length() + " characters)";
+  }
+
   static int cidrIndex(List<Pool> pools, Ip ip) {
     for (int i = 0; i < pools.size(); i++) {
       if (pools.get(i).contains(ip)) {
@@ -272,6 +284,10 @@ public final class EgressPlanner {
    */
   public static List<PoolProblem> validate(EgressIPAMSpec spec) {
     List<PoolProblem> problems = new ArrayList<>();
+    if (spec == null) {
+      problems.add(new PoolProblem("spec", "spec is missing: add spec.topologyLabel and spec.cidrAssignments"));
+      return problems;
+    }
     List<CIDRAssignment> cidrs = spec.cidrs();
     if (cidrs.isEmpty()) {
       problems.add(new PoolProblem("cidrAssignments", "cidrAssignments is empty: add at least one CIDR"));

@@ -46,11 +46,21 @@ public final class EgressPolicy {
 
   /** Whether the platform is asked about a node: it is selected, or it may still hold our addresses. */
   public static boolean describes(EgressIPAMSpec spec, Map<String, String> labels, boolean hasProviderId) {
-    return LabelSelectors.matches(spec.nodeSelector(), labels) || hasProviderId;
+    return spec != null && LabelSelectors.matches(spec.nodeSelector(), labels) || hasProviderId;
+  }
+
+  /** An EgressIPAM without spec (admission allows it) as the policy reads it: no CIDR, no node. */
+  private static final EgressIPAMSpec MISSING = new EgressIPAMSpec(List.of(), "ipam.ipamoperators.org/no-spec",
+      new io.fabric8.kubernetes.api.model.LabelSelectorBuilder().withMatchLabels(Map.of(
+          "ipam.ipamoperators.org/no-spec", "no-spec")).build(), null, null, null);
+
+  /** The spec's CIDR assignments, none when the spec is missing. */
+  public static List<CIDRAssignment> cidrs(EgressIPAMSpec spec) {
+    return spec == null ? List.of() : spec.cidrs();
   }
 
   public static EgressDecision decide(EgressInputs in, Map<String, Instant> failedBefore, Instant now) {
-    EgressIPAMSpec spec = in.spec();
+    EgressIPAMSpec spec = in.spec() == null ? MISSING : in.spec(); // the planner reports a missing spec
     String pool = pool(in.ipam());
     Map<String, Set<Ip>> publishedIn = new HashMap<>();
     for (NamespaceState ns : in.namespaces()) {
@@ -183,7 +193,7 @@ public final class EgressPolicy {
       }
     }
 
-    EgressPlan plan = EgressPlanner.plan(spec, in.namespaces(), claimStates, nodeInfos, PlacementOptions.DEFAULT);
+    EgressPlan plan = EgressPlanner.plan(in.spec(), in.namespaces(), claimStates, nodeInfos, PlacementOptions.DEFAULT);
     // An address is only new once the platform said what is in use: wait, never guess.
     Map<String, IpRange> deferred = new TreeMap<>();
     for (String ns : plan.served().keySet()) {
@@ -255,7 +265,7 @@ public final class EgressPolicy {
       } catch (NumberFormatException e) {
         // reported below
       }
-      problems.put(n.name(), "node " + n.name() + ": capacity annotation '" + a + "' is not a whole number >= 0; "
+      problems.put(n.name(), "node " + n.name() + ": capacity annotation " + EgressPlanner.quoted(a) + " is not a whole number >= 0; "
           + (spec.nodeCapacity() == null ? "no limit" : "the EgressIPAM's nodeCapacity " + spec.nodeCapacity())
           + " is used instead");
     }
@@ -265,7 +275,7 @@ public final class EgressPolicy {
   /** The spec's CIDRs that parse; the spec check reports the others. */
   public static List<IpRange> parsableCidrs(EgressIPAMSpec spec) {
     List<IpRange> out = new ArrayList<>();
-    for (CIDRAssignment c : spec.cidrs()) {
+    for (CIDRAssignment c : cidrs(spec)) {
       try {
         out.add(IpRange.parse(c.cidr()));
       } catch (RuntimeException e) {

@@ -22,6 +22,12 @@ import java.util.regex.Pattern;
  */
 public final class Verbatim {
 
+  /**
+   * The longest verbatimconfig annotation a service may carry: its lines go into the configuration of every node
+   * of the group, and a few keywords need far less; a longer one is refused whole, with this reason.
+   */
+  public static final int MAX_SERVICE_ANNOTATION = 512;
+
   private static final Pattern KEY = Pattern.compile("[a-z][a-z0-9_]*");
 
   /** Keys the renderer writes in {@code global_defs}. */

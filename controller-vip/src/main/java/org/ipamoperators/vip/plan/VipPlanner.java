@@ -62,28 +62,41 @@ public final class VipPlanner {
       if (p.isEmpty()) {
         pools.put(g.name(), Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()));
       } else {
-        invalid.put(g.name(), String.join("; ", p.stream().map(PoolProblem::message).toList()));
+        invalid.put(g.name(), summary(p));
       }
     }
     Context ctx = new Context(req, ordered, pools, invalid, taken, joinable);
 
     // Requested addresses, one per family.
     Map<IpFamily, Ip> requested = new EnumMap<>(IpFamily.class);
+    // A huge annotation (thousands of entries) makes one problem per entry at most PROBLEMS_SHOWN
+    // times, then a count: each problem is an Event, and all of them one condition message.
+    int requestProblems = 0;
     for (String r : req.requested()) {
       Ip ip;
+      String problem;
       try {
         ip = Ip.parse(r.trim()); // strict: inet_aton, zero-padded and short forms are refused
+        problem = requested.containsKey(ip.family()) ? "two " + ip.family().kubernetesName()
+            + " addresses requested (" + requested.get(ip.family()) + ", " + ip + "): write one address per family;"
+            + " no new address is assigned until then" : null;
       } catch (IllegalArgumentException e) {
-        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "requested address '" + r
-            + "' is not an IP address: " + e.getMessage()));
-        continue;
+        ip = null;
+        problem = "requested address " + quoted(r) + " is not an IP address"
+            + (r.length() <= QUOTED ? ": " + e.getMessage() : "");
       }
-      if (requested.containsKey(ip.family())) {
-        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "two " + ip.family().kubernetesName()
-            + " addresses requested (" + requested.get(ip.family()) + ", " + ip + "); one per family is used"));
+      if (problem != null) {
+        if (++requestProblems <= PROBLEMS_SHOWN) {
+          problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, problem));
+        }
         continue;
       }
       requested.put(ip.family(), ip);
+    }
+    if (requestProblems > PROBLEMS_SHOWN) {
+      problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, (requestProblems - PROBLEMS_SHOWN)
+          + " more unusable entries among the " + req.requested().size() + " requested addresses; write one address"
+          + " per family"));
     }
     Set<IpFamily> wanted = new LinkedHashSet<>(req.families());
     Set<IpFamily> all = new LinkedHashSet<>(wanted);
@@ -116,6 +129,13 @@ public final class VipPlanner {
       }
     }
 
+    if (problems.stream().anyMatch(p -> p.reason() == VipProblem.Reason.InvalidRequest)) {
+      // A request that cannot be used as written gets nothing new: the plan is incomplete, so an
+      // address claimed now would never be published and would only be taken from the pool.
+      // What the Service already holds stays.
+      List<Ip> ingress = all.stream().filter(keep::containsKey).map(f -> keep.get(f).ip()).toList();
+      return new VipPlan(List.copyOf(keep.values()), List.of(), release, problems, ingress);
+    }
     Map<IpFamily, Holding> claim = new EnumMap<>(IpFamily.class);
     for (IpFamily family : all) {
       boolean optional = !wanted.contains(family);
@@ -382,5 +402,26 @@ public final class VipPlanner {
 
   private static String familyNames(Set<IpFamily> families) {
     return families.stream().map(IpFamily::kubernetesName).toList().toString();
+  }
+
+  /** At most this many problems of one kind are spelled out in a message; the rest are counted. */
+  public static final int PROBLEMS_SHOWN = 5;
+  /** Longer user values are cut in messages. */
+  static final int QUOTED = 64;
+
+  /** A user's value in a message: quoted, cut to its first 64 characters with its length when longer. */
+  public static String quoted(String value) {
+    if (value == null) {
+      return "''";
+    }
+    return value.length() <= QUOTED ? "'" + value + "'"
+        : "'" + value.substring(0, QUOTED) + "...' (" + value.length() + " characters)";
+  }
+
+  /** A group's problems as one message: the first few, then how many more. */
+  public static String summary(List<PoolProblem> problems) {
+    String shown = String.join("; ", problems.stream().limit(PROBLEMS_SHOWN).map(PoolProblem::message).toList());
+    return problems.size() <= PROBLEMS_SHOWN ? shown
+        : shown + "; and " + (problems.size() - PROBLEMS_SHOWN) + " more problem(s)";
   }
 }

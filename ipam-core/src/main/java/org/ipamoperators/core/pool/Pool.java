@@ -73,6 +73,8 @@ public final class Pool {
     return problems;
   }
 
+  private static final IpRange IPV4_MAPPED = IpRange.parse("::ffff:0:0/96");
+
   private static Pool build(String name, Collection<String> rangeTexts,
       Collection<String> reservedTexts, List<PoolProblem> problems) {
     List<IpRange> ranges = parseAll(rangeTexts, problems);
@@ -92,6 +94,11 @@ public final class Pool {
       }
     }
     for (IpRange r : ranges) {
+      if (IPV4_MAPPED.contains(r)) {
+        // ::ffff:a.b.c.d is how an IPv6 socket shows an IPv4 peer, never an address to hand out.
+        problems.add(new PoolProblem(r.text(), "range " + r.text() + " is IPv4-mapped IPv6 (::ffff:0:0/96): "
+            + "no interface or route carries it; write the IPv4 addresses as IPv4"));
+      }
       if (r.family() == IpFamily.IPV6 && r.size().bitLength() > 127) {
         problems.add(new PoolProblem(r.text(), "range " + r.text() + " is the whole IPv6 space; "
             + "use a smaller prefix"));
