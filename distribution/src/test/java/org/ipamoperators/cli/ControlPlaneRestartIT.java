@@ -56,6 +56,7 @@ class ControlPlaneRestartIT {
     KubeApiServer server = KubeApiServer.startPrivate();
     try (KubernetesClient client = server.newClient()) {
       CrdInstaller.install(client, "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+          "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
           "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml");
       String ns = "restart-vips";
       client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())

@@ -40,6 +40,7 @@ import software.amazon.awssdk.services.ec2.model.Filter;
  * kills: {@code -Dipam.reliability.kills} (3).
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/eips.materialize.cloud-v1.yml"})
 @MotoTest
 class EipCrashRunIT {

@@ -40,6 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * every LoadBalancer Service is served and the audit finds nothing.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class StaleCacheReplicaIT {
   private static final String PREFIX = "198.18.19.";

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.TestFactory;
  * beside them, and no reconcile throws. The cases live in the files only.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
     thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.INFRASTRUCTURE})
 class BadInputCorpusIT {
