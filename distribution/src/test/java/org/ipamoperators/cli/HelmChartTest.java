@@ -78,7 +78,7 @@ class HelmChartTest {
   }
 
   @Test
-  void theVipControllerRunsASmallJvmOfItsOwnAndTheOthersKeepTheChartWideOne() {
+  void theVipAndEgressControllersRunASmallJvmOfTheirOwnAndTheOthersKeepTheChartWideOne() {
     List<HasMetadata> objects = objects(template().set("controllers.vip.enabled", true));
     var byName = new java.util.HashMap<String, io.fabric8.kubernetes.api.model.Container>();
     for (Deployment d : Manifests.ofType(objects, Deployment.class)) {
@@ -91,11 +91,13 @@ class HelmChartTest {
     assertThat(vip.getResources().getRequests().get("memory").toString()).isEqualTo("256Mi");
     assertThat(vip.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");
     var egress = byName.get("test-egressip");
-    assertThat(env(egress, "JAVA_TOOL_OPTIONS")).isEqualTo("-XX:MaxRAMPercentage=75 -XX:+ExitOnOutOfMemoryError");
-    assertThat(env(egress, "MALLOC_ARENA_MAX")).isNull();
-    assertThat(egress.getResources().getLimits().get("memory").toString()).isEqualTo("512Mi");
+    assertThat(env(egress, "JAVA_TOOL_OPTIONS")).isEqualTo("-Xms32m -Xmx192m -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m"
+        + " -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError");
+    assertThat(env(egress, "MALLOC_ARENA_MAX")).isEqualTo("2");
+    assertThat(egress.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");
     // A controller's own setting wins over the chart-wide one, which still applies to the others.
     var custom = objects(template().set("controllers.vip.enabled", true).set("controllers.vip.javaToolOptions", "-Xmx1g")
+        .set("controllers.egressip.javaToolOptions", "").set("controllers.keepalived.enabled", true)
         .set("javaToolOptions", "-Xmx2g"));
     for (Deployment d : Manifests.ofType(custom, Deployment.class)) {
       assertThat(env(d.getSpec().getTemplate().getSpec().getContainers().get(0), "JAVA_TOOL_OPTIONS"))
