@@ -54,6 +54,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
   private final BiPredicate<Ip, ShareMember> leaver;
   private final Runnable awaitIndex;
   private final AtomicBoolean started = new AtomicBoolean();
+  private final Duration every;
   private volatile IndexerResourceCache<Service> services;
   private volatile ScheduledExecutorService timer;
 
@@ -66,6 +67,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     this.releaser = releaser;
     this.leaver = leaver;
     this.awaitIndex = awaitIndex;
+    this.every = interval(); // a bad setting stops the start, with its name, rather than the first sweep
   }
 
   void servicesCache(IndexerResourceCache<Service> cache) {
@@ -100,7 +102,6 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     if (!started.compareAndSet(false, true)) {
       return;
     }
-    Duration every = interval();
     ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread th = new Thread(r, "vip-orphan-sweep");
       th.setDaemon(true);
