@@ -2,10 +2,11 @@ package org.ipamoperators.vip;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.controller.ResourceAction;
+import io.javaoperatorsdk.operator.processing.event.source.controller.ResourceEvent;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
@@ -53,6 +54,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
   private final BiPredicate<Ip, ShareMember> leaver;
   private final Runnable awaitIndex;
   private final AtomicBoolean started = new AtomicBoolean();
+  private final Duration every;
   private volatile IndexerResourceCache<Service> services;
   private volatile ScheduledExecutorService timer;
 
@@ -65,6 +67,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     this.releaser = releaser;
     this.leaver = leaver;
     this.awaitIndex = awaitIndex;
+    this.every = interval(); // a bad setting stops the start, with its name, rather than the first sweep
   }
 
   void servicesCache(IndexerResourceCache<Service> cache) {
@@ -99,7 +102,6 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     if (!started.compareAndSet(false, true)) {
       return;
     }
-    Duration every = interval();
     ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread th = new Thread(r, "vip-orphan-sweep");
       th.setDaemon(true);
@@ -121,6 +123,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
   /** One pass over the claims of Services; returns how many claims (or memberships) it released. */
   int sweep() {
     awaitIndex.run();
+    LOG.debug("orphan sweep over {} claims", index.claims().size());
     int released = 0;
     for (IPClaim c : index.claims()) {
       Ip ip = ClaimIndex.address(c);
@@ -159,8 +162,12 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     IndexerResourceCache<Service> cache = services;
     Optional<Service> cached = cache == null ? Optional.empty() : cache.get(id);
     if (cached.isPresent() && (uid == null || uid.equals(cached.get().getMetadata().getUid()))) {
-      if (!VipServices.handles(cached.get()) && isRunning()) {
-        getEventHandler().handleEvent(new Event(id)); // no longer ours: its reconcile lets go
+      if (!VipServices.handles(cached.get())) {
+        LOG.info("orphan sweep: Service {}/{} holds a claim but is no longer ours to serve: reconciling it",
+            namespace, name);
+        // Its reconcile unpublishes, then releases. A resource event: java-operator-sdk drops a plain
+        // event for a resource it never had an event for (its filters kept this Service out).
+        getEventHandler().handleEvent(new ResourceEvent(ResourceAction.UPDATED, id, cached.get()));
       }
       return true;
     }
