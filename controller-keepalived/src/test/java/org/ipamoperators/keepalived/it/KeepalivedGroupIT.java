@@ -136,7 +136,11 @@ class KeepalivedGroupIT {
     cluster.node("a", "203.0.113.10");
     cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
     cluster.externalIps("web", "g1", "192.0.2.10", "192.0.2.9");
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.config("g1", "a")).contains("192.0.2.10"));
+    // The ConfigMap is written before the DaemonSet: wait for both before taking their versions.
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.10");
+      assertThat(client.apps().daemonSets().withName("g1").get()).isNotNull();
+    });
     String config = cluster.config("g1", "a");
     String cmVersion = client.configMaps().withName("g1").get().getMetadata().getResourceVersion();
     String dsVersion = client.apps().daemonSets().withName("g1").get().getMetadata().getResourceVersion();
@@ -277,7 +281,10 @@ class KeepalivedGroupIT {
     cluster.node("a", "203.0.113.10");
     cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
     cluster.externalIps("web", "g1", "192.0.2.10");
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.config("g1", "a")).contains("192.0.2.10"));
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.10");
+      assertThat(client.apps().daemonSets().withName("g1").get()).isNotNull(); // written after the ConfigMap
+    });
     client.configMaps().withName("g1").delete();
     client.apps().daemonSets().withName("g1").edit(d -> {
       d.getSpec().getTemplate().getSpec().setHostNetwork(false);
