@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.ipamoperators.controller.common.ledger.BlockLedger;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.api.CIDRAssignment;
@@ -113,11 +114,14 @@ class KilledMidBurstIT {
       before.forEach((ns, ip) -> assertThat(after.get(ns)).as(ns).isEqualTo(ip));
       assertThat(new HashSet<>(after.values())).hasSize(COUNT);
       await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+        // Both ledgers: IPClaims (none are made any more) and IPBlock entries.
         List<IPClaim> claims = new ClusterLedger(client).claimsOfPool("egressipam/killed");
+        var entries = new BlockLedger(client).entriesOfPool("egressipam/killed");
         Map<String, String> owner = new HashMap<>();
         claims.forEach(c -> owner.put(c.getSpec().address(), c.getSpec().owner().name()));
+        entries.forEach((ip, e) -> assertThat(owner.put(ip.toString(), e.owner().name())).as("%s in both", ip).isNull());
         after.forEach((ns, ip) -> assertThat(owner.get(ip)).as(ip).isEqualTo(ns));
-        assertThat(claims).hasSize(COUNT); // no orphan claim left by the kill
+        assertThat(owner).hasSize(COUNT); // no orphan claim left by the kill
       });
     } finally {
       client.resources(EgressIPAM.class).withName("killed").delete();

@@ -112,6 +112,20 @@ class PlanMatchesOperatorIT {
       } finally {
         operator.stop();
       }
+      // Planned again from the cluster the controller left (its claims are IPBlock entries): the
+      // same addresses, each already claimed, nothing to release.
+      Files.writeString(dump, dumpAsKubectlWould(client));
+      JsonNode again = null;
+      for (JsonNode i : plan(dump).path("egressIPAMs")) {
+        again = "egress-two-zones".equals(i.path("name").asText()) ? i : again;
+      }
+      assertThat(again).isNotNull();
+      Map<String, String> replanned = new TreeMap<>();
+      again.path("namespaces").forEach(n -> replanned.put(n.path("name").asText(), n.path("annotation").asText()));
+      assertThat(replanned).isEqualTo(planned);
+      again.path("namespaces").forEach(n -> n.path("addresses").forEach(a -> assertThat(a.path("toClaim").asBoolean())
+          .as("%s of %s is claimed already", a.path("address").asText(), n.path("name").asText()).isFalse()));
+      assertThat(again.path("release")).isEmpty();
     } finally {
       cleanup(client, applied);
     }
