@@ -95,7 +95,14 @@ final class DemoOnNode {
         + "kube-proxy) at " + DemoNode.NODE_IP + " ...");
     out.flush();
     long t0 = System.nanoTime();
-    DemoNode node = DemoNode.start(layout, timeout);
+    DemoNode node;
+    try {
+      node = DemoNode.start(layout, timeout);
+    } catch (IllegalStateException e) {
+      err.println("ipam demo --node: " + e.getMessage());
+      err.flush();
+      return 1;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Thread teardown = new Thread(() -> {
       out.println("Tearing the node down (processes, mounts, links, iptables, cgroups, sysctls) ...");
