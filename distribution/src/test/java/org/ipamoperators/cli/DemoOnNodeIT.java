@@ -32,6 +32,7 @@ import picocli.CommandLine;
  * <p>The demo takes the machine-wide node lock, so it cannot run while this JVM holds the node for other ITs: run
  * it on its own ({@code -Dit.test=DemoOnNodeIT}); in a run with other real-node ITs it is aborted with that reason.
  */
+@org.junit.jupiter.api.Order(1) // before the other real-node ITs of this JVM take the node (junit-platform.properties)
 class DemoOnNodeIT {
   private static final Path JAR = Path.of("target", "ipam.jar");
   private static final Path STATE = DemoNode.STATE;
