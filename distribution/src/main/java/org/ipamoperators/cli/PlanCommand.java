@@ -97,15 +97,15 @@ final class PlanCommand implements Callable<Integer> {
       spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
           .writeValueAsString(json));
     } else {
-      StringBuilder text = new StringBuilder();
+      StringBuilder out = new StringBuilder();
       if (egress) {
-        text.append(EgressObjectsPlan.text(decided, vip ? Map.of() : objects.ignored()));
+        out.append(EgressObjectsPlan.text(decided, vip ? Map.of() : objects.ignored()));
       }
       if (vip) {
-        text.append(VipObjectsPlan.text(services));
-        text.append(EgressObjectsPlan.ignoredLine(objects.ignored()));
+        out.append(VipObjectsPlan.text(services));
+        out.append(EgressObjectsPlan.ignoredLine(objects.ignored()));
       }
-      spec.commandLine().getOut().print(text);
+      spec.commandLine().getOut().print(out);
     }
     spec.commandLine().getOut().flush();
     boolean clean = decided.stream().allMatch(EgressObjectsPlan.Decided::clean)
