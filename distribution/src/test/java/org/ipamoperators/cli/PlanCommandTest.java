@@ -74,8 +74,8 @@ class PlanCommandTest {
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out())
         .containsPattern("shop/checkout\\s+203\\.0\\.113\\.100 \\(kept\\)\n")
-        .as(".96 is an egress claim, .97 excluded: the first free is .98")
-        .containsPattern("shop/cart\\s+203\\.0\\.113\\.98 \\(new\\)\n")
+        .as(".96 is the network address, .97 excluded, .98 an egress claim: the first free is .99")
+        .containsPattern("shop/cart\\s+203\\.0\\.113\\.99 \\(new\\)\n")
         .containsPattern("shop/legacy\\s+pending\n\\s+AddressUnavailable: .*198\\.51\\.100\\.7")
         .as("not a LoadBalancer").doesNotContain("shop/internal")
         .doesNotContain("EgressIPAM").contains("problems: 1 Service\n");
@@ -87,8 +87,8 @@ class PlanCommandTest {
     assertThat(services.findValuesAsText("name")).containsExactly("cart", "checkout", "legacy");
     JsonNode cart = services.get(0);
     assertThat(cart.get("namespace").asText()).isEqualTo("shop");
-    assertThat(cart.get("ingress").get(0).asText()).isEqualTo("203.0.113.98");
-    assertThat(cart.get("new").get(0).asText()).isEqualTo("203.0.113.98");
+    assertThat(cart.get("ingress").get(0).asText()).isEqualTo("203.0.113.99");
+    assertThat(cart.get("new").get(0).asText()).isEqualTo("203.0.113.99");
     assertThat(cart.get("kept")).isEmpty();
     assertThat(cart.get("problems")).isEmpty();
     JsonNode checkout = services.get(1);
@@ -150,7 +150,7 @@ class PlanCommandTest {
     IpamRun r = ipam("plan", f.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("EgressIPAM egress-two-zones", "LoadBalancer Services")
-        .containsPattern("shop/cart\\s+203\\.0\\.113\\.98 \\(new\\)");
+        .containsPattern("shop/cart\\s+203\\.0\\.113\\.99 \\(new\\)");
     JsonNode root = new ObjectMapper().readTree(ipam("plan", "-o", "json", f.toString()).out());
     assertThat(root.get("egressIPAMs")).hasSize(1);
     assertThat(root.get("services")).hasSize(3);
