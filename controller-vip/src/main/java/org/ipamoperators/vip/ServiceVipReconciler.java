@@ -1,6 +1,5 @@
 package org.ipamoperators.vip;
 
-import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -35,9 +34,7 @@ import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.VipAnnotations;
 import org.ipamoperators.vip.plan.GroupInfo;
 import org.ipamoperators.vip.plan.Holding;
-import org.ipamoperators.vip.plan.LedgerEntry;
 import org.ipamoperators.vip.plan.ServiceHoldings;
-import org.ipamoperators.vip.plan.Taken;
 import org.ipamoperators.vip.plan.ServiceRequest;
 import org.ipamoperators.vip.plan.ServiceOwners;
 import org.ipamoperators.vip.plan.ShareMember;
@@ -97,7 +94,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
    * Planning reads it, never a copy of the informer cache: a claim made here is visible to every
    * thread from the moment its create returned.
    */
-  private final ClaimIndex index = new ClaimIndex(ServiceVipReconciler::memberKeys);
+  private final ClaimIndex index = VipFacts.newIndex();
   private volatile boolean indexReady;
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
@@ -129,18 +126,11 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   }
 
   public static ClaimOwner owner(Service s) {
-    return new ClaimOwner(CONTROLLER, "Service", s.getMetadata().getNamespace(), s.getMetadata().getName(),
-        s.getMetadata().getUid());
+    return VipFacts.owner(s);
   }
 
   private static String memberName(Service s) {
     return s.getMetadata().getNamespace() + "/" + s.getMetadata().getName();
-  }
-
-  /** Index keys of the Services listed on a shared claim. */
-  private static List<String> memberKeys(IPClaim c) {
-    return SharedClaims.isShared(c.getSpec().owner())
-        ? SharedClaims.members(c).stream().map(m -> "member:" + m.service()).toList() : List.of();
   }
 
   @Override
@@ -218,40 +208,6 @@ public class ServiceVipReconciler implements Reconciler<Service> {
         && s.getMetadata().getDeletionTimestamp() == null).map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
-  /** An index entry as planning sees it. */
-  private static LedgerEntry entry(ClaimIndex.Entry e) {
-    if (e.reserved()) {
-      return new LedgerEntry(e.ip(), e.reservation().pool(), e.reservation().owner(), List.of(), true);
-    }
-    IPClaim c = e.claim();
-    ClaimOwner o = c.getSpec().owner();
-    return new LedgerEntry(e.ip(), c.getSpec().pool(), o, SharedClaims.isShared(o) ? SharedClaims.members(c) : List.of(),
-        false);
-  }
-
-  /** The ledger's view of one Service: its own claims, shared claims listing it, its sharing key's claims. */
-  private ServiceHoldings holdings(ServiceRequest req, ClaimOwner owner) {
-    ClaimOwner keyOwner = req.sharing() ? SharedClaims.owner(req.sharingKey()) : null;
-    Set<Ip> related = new HashSet<>(index.keys(ClaimIndex.ownerKey(owner)));
-    related.addAll(index.keys("member:" + req.key()));
-    if (keyOwner != null) {
-      related.addAll(index.keys(ClaimIndex.ownerKey(keyOwner)));
-    }
-    List<LedgerEntry> entries = new ArrayList<>();
-    for (Ip ip : related) {
-      index.get(ip).map(ServiceVipReconciler::entry).ifPresent(entries::add);
-    }
-    return ServiceHoldings.of(req, owner, keyOwner, entries);
-  }
-
-  private Taken taken(ServiceRequest req, ClaimOwner owner, ServiceHoldings h, Map<Ip, String> lost) {
-    ClaimOwner keyOwner = req.sharing() ? SharedClaims.owner(req.sharingKey()) : null;
-    return new Taken(ip -> index.get(ip).map(ServiceVipReconciler::entry),
-        () -> index.claims().stream().map(c -> index.get(ClaimIndex.address(c)))
-            .flatMap(java.util.Optional::stream).map(ServiceVipReconciler::entry).toList(),
-        h.own(), e -> ServiceOwners.same(owner, e.owner()) || e.owner().sameAs(keyOwner), lost);
-  }
-
   /**
    * Before the first plan: waits (at most a minute) until the index shows every claim the informer's
    * cache held when the wait began (or it is gone from the cache), since the informer hands its
@@ -291,15 +247,6 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     }
   }
 
-  private ServiceRequest request(Service svc, List<GroupInfo> groupInfos) {
-    String key = VipServices.sharingKey(svc);
-    return new ServiceRequest(svc.getMetadata().getNamespace(), svc.getMetadata().getName(),
-        svc.getMetadata().getLabels(), namespaceLabels(svc, groupInfos),
-        VipServices.annotations(svc).get(VipAnnotations.IP_GROUP), VipServices.requested(svc),
-        VipServices.families(svc), VipServices.optionalFamilies(svc), VipServices.ingress(svc), key,
-        key == null ? null : VipServices.member(svc));
-  }
-
   @Override
   public UpdateControl<Service> reconcile(Service svc, Context<Service> context) {
     ClaimOwner owner = owner(svc);
@@ -327,9 +274,8 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     }
     dropOldFinalizers(svc);
     awaitIndex();
-    List<GroupInfo> groupInfos = groups.list(g -> g.getSpec() != null && g.getMetadata().getDeletionTimestamp() == null)
-        .map(g -> new GroupInfo(g.getMetadata().getName(), g.getSpec())).toList();
-    ServiceRequest request = request(svc, groupInfos);
+    List<GroupInfo> groupInfos = VipFacts.groups(groups.list(g -> true).toList());
+    ServiceRequest request = VipFacts.request(svc, groupInfos, name -> client.namespaces().withName(name).get());
 
     List<VipProblem> extra = new ArrayList<>();
     Settled settled = settle(request, groupInfos, owner, extra);
@@ -394,8 +340,9 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     Settled last = null;
     int attempts = 0; // plans whose claims the API server refused
     for (int plans = 0; attempts < ATTEMPTS && plans < PLANS; plans++) {
-      ServiceHoldings h = holdings(request, owner);
-      VipPlan plan = VipPlanner.plan(request, groupInfos, h, taken(request, owner, h, lost));
+      VipFacts.Planned planned = VipFacts.plan(index, request, owner, groupInfos, lost);
+      ServiceHoldings h = planned.holdings();
+      VipPlan plan = planned.plan();
       Ingress.Held held = new Ingress.Held(h.heldUnder().keySet());
       last = new Settled(plan, h, held);
       List<Holding> work = h.work(plan, request);
@@ -419,7 +366,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
             continue; // this Service's (or its key's) own claim or reservation: the write below settles it
           }
           if (!isRequested(request, w.ip())) {
-            lost.put(w.ip(), e == null ? "another Service (being claimed)" : entry(e).describe());
+            lost.put(w.ip(), e == null ? "another Service (being claimed)" : VipFacts.entry(e).describe());
             again = true;
           }
         }
@@ -522,19 +469,11 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     }
   }
 
-  private Map<String, String> namespaceLabels(Service svc, List<GroupInfo> groupInfos) {
-    if (groupInfos.stream().noneMatch(g -> g.spec().namespaceSelector() != null)) {
-      return Map.of();
-    }
-    Namespace ns = client.namespaces().withName(svc.getMetadata().getNamespace()).get();
-    return ns == null || ns.getMetadata().getLabels() == null ? Map.of() : ns.getMetadata().getLabels();
-  }
-
   /** The addresses claimed for this Service, own or shared (from the index). */
   private Map<Ip, String> claimed(Service svc, ClaimOwner owner) {
     ServiceRequest req = new ServiceRequest(svc.getMetadata().getNamespace(), svc.getMetadata().getName(), null, null,
         null, null, List.of(), null);
-    ServiceHoldings s = holdings(req, owner);
+    ServiceHoldings s = VipFacts.holdings(index, req, owner);
     Map<Ip, String> out = new HashMap<>(s.heldUnder());
     for (Ip ip : s.leaveAfter()) {
       out.put(ip, "shared");

@@ -71,7 +71,7 @@ final class SharedClaims {
     return members(c).stream().filter(m -> m.service().equals(service)).findFirst();
   }
 
-  private static String json(List<ShareMember> members) {
+  static String json(List<ShareMember> members) {
     try {
       return JSON.writeValueAsString(members);
     } catch (Exception e) {

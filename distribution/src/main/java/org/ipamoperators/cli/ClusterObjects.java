@@ -8,6 +8,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.Map;
 import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.api.EgressIPAM;
+import org.ipamoperators.vip.api.IPGroup;
 
 /**
  * Kubernetes objects as {@code kubectl get -o yaml} prints them (documents separated by
@@ -23,7 +25,8 @@ import org.ipamoperators.egressip.api.EgressIPAM;
  * not use are counted and left out, so a whole namespace dump can be given as it is.
  */
 record ClusterObjects(List<EgressIPAM> egressIpams, List<Namespace> namespaces, List<Node> nodes,
-    List<IPClaim> claims, List<IPBlock> blocks, List<HostSubnet> hostSubnets, Map<String, Integer> ignored) {
+    List<IPClaim> claims, List<IPBlock> blocks, List<HostSubnet> hostSubnets, List<IPGroup> ipGroups,
+    List<Service> services, Map<String, Integer> ignored) {
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -50,6 +53,8 @@ record ClusterObjects(List<EgressIPAM> egressIpams, List<Namespace> namespaces, 
     List<IPClaim> claims = new ArrayList<>();
     List<IPBlock> blocks = new ArrayList<>();
     List<HostSubnet> subnets = new ArrayList<>();
+    List<IPGroup> groups = new ArrayList<>();
+    List<Service> services = new ArrayList<>();
     Map<String, Integer> ignored = new java.util.TreeMap<>();
     List<JsonNode> objects = new ArrayList<>();
     try (MappingIterator<JsonNode> docs = YAML.readerFor(JsonNode.class).readValues(text)) {
@@ -80,13 +85,15 @@ record ClusterObjects(List<EgressIPAM> egressIpams, List<Namespace> namespaces, 
           case "ipam.ipamoperators.org/IPClaim" -> claims.add(convert(o, IPClaim.class));
           case "ipam.ipamoperators.org/IPBlock" -> blocks.add(convert(o, IPBlock.class));
           case "network.openshift.io/HostSubnet" -> subnets.add(convert(o, HostSubnet.class));
+          case "paas.org/IPGroup" -> groups.add(convert(o, IPGroup.class));
+          case "/Service" -> services.add(convert(o, Service.class));
           default -> ignored.merge(kind, 1, Integer::sum);
         }
       } catch (IllegalArgumentException e) {
         throw new PlanFileException(source + ": " + kind + " " + name + ": " + e.getMessage().lines().findFirst().orElse(""));
       }
     }
-    return new ClusterObjects(ipams, namespaces, nodes, claims, blocks, subnets, ignored);
+    return new ClusterObjects(ipams, namespaces, nodes, claims, blocks, subnets, groups, services, ignored);
   }
 
   private static void flatten(String where, JsonNode doc, List<JsonNode> out) throws PlanFileException {

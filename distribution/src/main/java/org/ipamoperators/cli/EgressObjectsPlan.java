@@ -199,12 +199,16 @@ final class EgressObjectsPlan {
         plan.placement().unplaceable().forEach(u -> sb.append("    ").append(u.message()).append('\n'));
       }
     }
-    if (!ignored.isEmpty()) {
-      sb.append("Not used for planning: ");
-      List<String> parts = new ArrayList<>();
-      ignored.forEach((k, n) -> parts.add(n + " " + k));
-      sb.append(String.join(", ", parts)).append('\n');
+    return sb.append(ignoredLine(ignored)).toString();
+  }
+
+  /** The kinds in the file that no plan reads, with their counts (empty when there are none). */
+  static String ignoredLine(Map<String, Integer> ignored) {
+    if (ignored.isEmpty()) {
+      return "";
     }
-    return sb.toString();
+    List<String> parts = new ArrayList<>();
+    ignored.forEach((k, n) -> parts.add(n + " " + k));
+    return "Not used for planning: " + String.join(", ", parts) + "\n";
   }
 }

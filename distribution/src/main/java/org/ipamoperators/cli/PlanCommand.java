@@ -3,6 +3,9 @@ package org.ipamoperators.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.ipamoperators.core.plan.IpamPlanner;
 import org.ipamoperators.core.plan.PlanInput;
@@ -23,8 +26,10 @@ import picocli.CommandLine.Model.CommandSpec;
         "unplaceable or conflicting item with its reason. Nothing is changed anywhere.",
         "",
         "FILE may instead hold Kubernetes objects as `kubectl get -o yaml` prints them (EgressIPAMs,",
-        "Namespaces, Nodes, IPClaims, IPBlocks, HostSubnets): each EgressIPAM is then decided by",
-        "controller-egressip's own policy, read from the objects as the controller reads the cluster."},
+        "IPGroups, Services, Namespaces, Nodes, IPClaims, IPBlocks, HostSubnets): each EgressIPAM is",
+        "then decided by controller-egressip's own policy, and each LoadBalancer Service by",
+        "controller-vip's own planner (kept, new and released addresses, problems), read from the",
+        "objects as the controllers read the cluster."},
     footer = {"", "Exit status: 0 planned; 1 planned with problems and --fail-on-problems; 2 bad input."})
 final class PlanCommand implements Callable<Integer> {
   enum Format { text, json }
@@ -81,13 +86,30 @@ final class PlanCommand implements Callable<Integer> {
       return 2;
     }
     var decided = EgressObjectsPlan.decide(objects, java.time.Instant.now());
+    boolean vip = VipObjectsPlan.applies(objects);
+    boolean egress = !decided.isEmpty() || !vip;
+    var services = vip ? VipObjectsPlan.plan(objects) : List.<VipObjectsPlan.Planned>of();
     if (output == Format.json) {
+      Map<String, Object> json = new LinkedHashMap<>();
+      json.put("egressIPAMs", EgressObjectsPlan.json(decided, objects.ignored()).get("egressIPAMs"));
+      json.put("services", VipObjectsPlan.json(services));
+      json.put("ignoredKinds", objects.ignored());
       spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(EgressObjectsPlan.json(decided, objects.ignored())));
+          .writeValueAsString(json));
     } else {
-      spec.commandLine().getOut().print(EgressObjectsPlan.text(decided, objects.ignored()));
+      StringBuilder out = new StringBuilder();
+      if (egress) {
+        out.append(EgressObjectsPlan.text(decided, vip ? Map.of() : objects.ignored()));
+      }
+      if (vip) {
+        out.append(VipObjectsPlan.text(services));
+        out.append(EgressObjectsPlan.ignoredLine(objects.ignored()));
+      }
+      spec.commandLine().getOut().print(out);
     }
     spec.commandLine().getOut().flush();
-    return failOnProblems && !decided.stream().allMatch(EgressObjectsPlan.Decided::clean) ? 1 : 0;
+    boolean clean = decided.stream().allMatch(EgressObjectsPlan.Decided::clean)
+        && services.stream().allMatch(VipObjectsPlan.Planned::clean);
+    return failOnProblems && !clean ? 1 : 0;
   }
 }

@@ -34,8 +34,14 @@ class PlanCommandTest {
     IpamRun r = ipam("plan", example.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.err()).isEmpty();
-    if (ClusterObjects.looksLikeObjects(Files.readString(example))) {
-      assertThat(r.out()).contains("EgressIPAM ", "namespaces served", "nodes:", "problems");
+    String text = Files.readString(example);
+    if (ClusterObjects.looksLikeObjects(text)) {
+      if (text.contains("kind: EgressIPAM")) {
+        assertThat(r.out()).contains("EgressIPAM ", "namespaces served", "nodes:", "problems");
+      }
+      if (text.contains("kind: IPGroup")) {
+        assertThat(r.out()).contains("LoadBalancer Services", "problems:");
+      }
     } else {
       assertThat(r.out()).contains("Allocations", "Placement", "Changes", "Problems");
     }
@@ -59,6 +65,95 @@ class PlanCommandTest {
     JsonNode ipam = root.get("egressIPAMs").get(0);
     assertThat(ipam.get("namespaces").findValuesAsText("name")).containsExactly("billing", "payments");
     assertThat(ipam.get("problems").findValuesAsText("reason")).containsExactly("INVALID_ANNOTATION");
+  }
+
+  @Test
+  void vipObjectsArePlannedByTheVipPlanner() throws Exception {
+    Path example = EXAMPLES.resolve("vip-objects.yaml");
+    IpamRun r = ipam("plan", example.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out())
+        .containsPattern("shop/checkout\\s+203\\.0\\.113\\.100 \\(kept\\)\n")
+        .as(".96 is the network address, .97 excluded, .98 an egress claim: the first free is .99")
+        .containsPattern("shop/cart\\s+203\\.0\\.113\\.99 \\(new\\)\n")
+        .containsPattern("shop/legacy\\s+pending\n\\s+AddressUnavailable: .*198\\.51\\.100\\.7")
+        .as("not a LoadBalancer").doesNotContain("shop/internal")
+        .doesNotContain("EgressIPAM").contains("problems: 1 Service\n");
+    assertThat(ipam("plan", "--fail-on-problems", example.toString()).exit()).as("legacy waits").isEqualTo(1);
+
+    JsonNode root = new ObjectMapper().readTree(ipam("plan", "-o", "json", example.toString()).out());
+    assertThat(root.get("egressIPAMs")).isEmpty();
+    JsonNode services = root.get("services");
+    assertThat(services.findValuesAsText("name")).containsExactly("cart", "checkout", "legacy");
+    JsonNode cart = services.get(0);
+    assertThat(cart.get("namespace").asText()).isEqualTo("shop");
+    assertThat(cart.get("ingress").get(0).asText()).isEqualTo("203.0.113.99");
+    assertThat(cart.get("new").get(0).asText()).isEqualTo("203.0.113.99");
+    assertThat(cart.get("kept")).isEmpty();
+    assertThat(cart.get("problems")).isEmpty();
+    JsonNode checkout = services.get(1);
+    assertThat(checkout.get("kept").get(0).asText()).isEqualTo("203.0.113.100");
+    assertThat(checkout.get("new")).isEmpty();
+    JsonNode legacy = services.get(2);
+    assertThat(legacy.get("ingress")).isEmpty();
+    assertThat(legacy.get("problems").get(0).get("reason").asText()).isEqualTo("AddressUnavailable");
+    assertThat(legacy.get("problems").get(0).get("blocking").asBoolean()).isTrue();
+  }
+
+  @Test
+  void eachServiceSeesWhatTheServicesBeforeItClaimed(@TempDir Path dir) throws Exception {
+    Path f = Files.writeString(dir.resolve("vips.yaml"), """
+        apiVersion: paas.org/v1
+        kind: IPGroup
+        metadata: {name: small}
+        spec: {cidrs: [203.0.113.200-203.0.113.202]}
+        ---
+        apiVersion: v1
+        kind: ServiceList
+        items:
+        - apiVersion: v1
+          kind: Service
+          metadata: {name: a, namespace: x}
+          spec: {type: LoadBalancer, ports: [{port: 80, protocol: TCP}]}
+        - apiVersion: v1
+          kind: Service
+          metadata: {name: b, namespace: x, annotations: {ipam.ipamoperators.org/allow-shared-ip: k}}
+          spec: {type: LoadBalancer, ports: [{port: 80, protocol: TCP}]}
+        - apiVersion: v1
+          kind: Service
+          metadata: {name: c, namespace: x, annotations: {ipam.ipamoperators.org/allow-shared-ip: k}}
+          spec: {type: LoadBalancer, ports: [{port: 443, protocol: TCP}]}
+        - apiVersion: v1
+          kind: Service
+          metadata: {name: d, namespace: x}
+          spec: {type: LoadBalancer, ports: [{port: 80, protocol: TCP}]}
+        - apiVersion: v1
+          kind: Service
+          metadata: {name: e, namespace: x}
+          spec: {type: LoadBalancer, ports: [{port: 80, protocol: TCP}]}
+        """);
+    JsonNode services = new ObjectMapper().readTree(ipam("plan", "-o", "json", f.toString()).out()).get("services");
+    assertThat(services.findValuesAsText("name")).containsExactly("a", "b", "c", "d", "e");
+    assertThat(services.get(0).get("ingress").get(0).asText()).isEqualTo("203.0.113.200");
+    assertThat(services.get(1).get("ingress").get(0).asText()).isEqualTo("203.0.113.201");
+    assertThat(services.get(2).get("ingress").get(0).asText()).as("joins its sharing key's address")
+        .isEqualTo("203.0.113.201");
+    assertThat(services.get(3).get("ingress").get(0).asText()).isEqualTo("203.0.113.202");
+    assertThat(services.get(4).get("ingress")).as("the group is used up").isEmpty();
+    assertThat(services.get(4).get("problems").get(0).get("reason").asText()).isEqualTo("PoolExhausted");
+  }
+
+  @Test
+  void aFileWithEgressIpamsAndIpGroupsGetsBothPlans(@TempDir Path dir) throws Exception {
+    Path f = Files.writeString(dir.resolve("both.yaml"), Files.readString(EXAMPLES.resolve("egress-objects.yaml"))
+        + "\n---\n" + Files.readString(EXAMPLES.resolve("vip-objects.yaml")));
+    IpamRun r = ipam("plan", f.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("EgressIPAM egress-two-zones", "LoadBalancer Services")
+        .containsPattern("shop/cart\\s+203\\.0\\.113\\.99 \\(new\\)");
+    JsonNode root = new ObjectMapper().readTree(ipam("plan", "-o", "json", f.toString()).out());
+    assertThat(root.get("egressIPAMs")).hasSize(1);
+    assertThat(root.get("services")).hasSize(3);
   }
 
   @Test
