@@ -1,7 +1,5 @@
 package org.ipamoperators.vip.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -54,18 +52,7 @@ class BadInputCorpusIT {
       Map<Entry, String> failing = run.await(corpus, e -> served(cluster, e), WAIT);
       System.out.printf("bad-input corpus (vip): %d entries, converged in %d ms%n", corpus.size(),
           Duration.ofNanos(System.nanoTime() - started).toMillis());
-      List<DynamicTest> tests = new ArrayList<>();
-      for (Entry e : corpus) {
-        if (e.role() != BadInputCorpus.Role.SUPPORT) {
-          tests.add(DynamicTest.dynamicTest(e.toString(), () -> assertThat(failing.get(e)).as(e.toString()).isNull()));
-        }
-      }
-      Map<String, String> crashes = Map.copyOf(failures);
-      tests.add(DynamicTest.dynamicTest("no reconcile threw", () -> assertThat(crashes).isEmpty()));
-      tests.add(DynamicTest.dynamicTest("the corpus has bad and good cases", () -> {
-        assertThat(corpus).filteredOn(e -> e.role() == BadInputCorpus.Role.BAD).hasSizeGreaterThan(10);
-        assertThat(corpus).filteredOn(e -> e.role() == BadInputCorpus.Role.GOOD).isNotEmpty();
-      }));
+      List<DynamicTest> tests = new ArrayList<>(CorpusRun.verdicts(corpus, failing, failures));
       operator.stop();
       return tests.stream();
     } finally {

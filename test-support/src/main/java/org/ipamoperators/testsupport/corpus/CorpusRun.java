@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.junit.jupiter.api.DynamicTest;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus.Entry;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus.Role;
 
@@ -171,5 +172,38 @@ public final class CorpusRun {
       Thread.sleep(500);
     } while (System.nanoTime() < end);
     return failing;
+  }
+
+  /**
+   * The run's verdicts as tests: one per bad or good case (failing with its problem, if any), one that no
+   * reconcile threw ({@code crashes}: object to exception), one that the corpus holds both bad and good cases.
+   */
+  public static List<DynamicTest> verdicts(List<Entry> corpus, Map<Entry, String> failing,
+      Map<String, String> crashes) {
+    List<DynamicTest> tests = new ArrayList<>();
+    for (Entry e : corpus) {
+      if (e.role() != Role.SUPPORT) {
+        String problem = failing.get(e);
+        tests.add(DynamicTest.dynamicTest(e.toString(), () -> {
+          if (problem != null) {
+            throw new AssertionError(e + ": " + problem);
+          }
+        }));
+      }
+    }
+    Map<String, String> threw = Map.copyOf(crashes);
+    tests.add(DynamicTest.dynamicTest("no reconcile threw", () -> {
+      if (!threw.isEmpty()) {
+        throw new AssertionError("reconciles threw: " + threw);
+      }
+    }));
+    long bad = corpus.stream().filter(e -> e.role() == Role.BAD).count();
+    long good = corpus.stream().filter(e -> e.role() == Role.GOOD).count();
+    tests.add(DynamicTest.dynamicTest("the corpus has bad and good cases", () -> {
+      if (bad <= 10 || good == 0) {
+        throw new AssertionError("the corpus has " + bad + " bad and " + good + " good cases");
+      }
+    }));
+    return tests;
   }
 }
