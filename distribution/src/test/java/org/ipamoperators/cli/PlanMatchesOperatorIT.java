@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Namespace;
@@ -15,13 +14,10 @@ import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespaceBuilder;
 import io.javaoperatorsdk.operator.Operator;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,7 +32,6 @@ import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * One planner (issue 12, review M1): {@code ipam plan} over a cluster's objects says what
@@ -60,7 +55,7 @@ class PlanMatchesOperatorIT {
       apply(client, applied);
       Path dump = dir.resolve("cluster.yaml");
       Files.writeString(dump, dumpAsKubectlWould(client));
-      JsonNode plan = plan(dump);
+      JsonNode plan = PlanRuns.plan(dump);
       JsonNode ipam = null;
       for (JsonNode i : plan.path("egressIPAMs")) {
         ipam = "egress-two-zones".equals(i.path("name").asText()) ? i : ipam;
@@ -116,7 +111,7 @@ class PlanMatchesOperatorIT {
       // same addresses, each already claimed, nothing to release.
       Files.writeString(dump, dumpAsKubectlWould(client));
       JsonNode again = null;
-      for (JsonNode i : plan(dump).path("egressIPAMs")) {
+      for (JsonNode i : PlanRuns.plan(dump).path("egressIPAMs")) {
         again = "egress-two-zones".equals(i.path("name").asText()) ? i : again;
       }
       assertThat(again).isNotNull();
@@ -172,33 +167,12 @@ class PlanMatchesOperatorIT {
     all.addAll(client.resources(IPBlock.class).list().getItems());
     all.addAll(client.resources(HostSubnet.class).list().getItems());
     all.addAll(client.resources(NetNamespace.class).list().getItems());
-    KubernetesList list = new KubernetesList();
-    list.setItems(all);
-    return client.getKubernetesSerialization().asYaml(list);
+    return PlanRuns.asKubectlWould(client, all);
   }
 
-  private static JsonNode plan(Path file) throws Exception {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = IpamCommand.commandLine();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute("plan", "-o", "json", file.toString());
-    assertThat(code).as("ipam plan: %s", err).isZero();
-    assertThat(err.toString()).isEmpty();
-    return new ObjectMapper().readTree(out.toString());
-  }
 
   private static void cleanup(KubernetesClient client, List<HasMetadata> applied) {
-    Map<Class<?>, Integer> ignored = new HashMap<>();
-    for (HasMetadata o : applied) {
-      try {
-        client.resource(o).withGracePeriod(0).delete();
-      } catch (RuntimeException e) {
-        ignored.merge(o.getClass(), 1, Integer::sum); // best effort: the apiserver is the test's own
-      }
-    }
-    client.resources(IPClaim.class).delete();
+    PlanRuns.cleanup(client, applied);
     client.resources(EgressIPAM.class).list().getItems().forEach(i -> client.resource(i).edit(x -> {
       x.getMetadata().setFinalizers(List.of());
       return x;

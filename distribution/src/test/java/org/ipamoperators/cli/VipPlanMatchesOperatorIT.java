@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +25,6 @@ import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.VipAnnotations;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * One planner (issue 12) for controller-vip: {@code ipam plan} over a cluster's objects says what
@@ -50,7 +46,7 @@ class VipPlanMatchesOperatorIT {
       apply(client, applied);
       Path dump = dir.resolve("cluster.yaml");
       Files.writeString(dump, dumpAsKubectlWould(client));
-      JsonNode plan = plan(dump);
+      JsonNode plan = PlanRuns.plan(dump);
 
       Map<String, List<String>> planned = new TreeMap<>();
       Map<String, String> blocked = new TreeMap<>();
@@ -104,7 +100,7 @@ class VipPlanMatchesOperatorIT {
         operator.stop();
       }
     } finally {
-      cleanup(client, applied);
+      PlanRuns.cleanup(client, applied);
     }
   }
 
@@ -136,31 +132,8 @@ class VipPlanMatchesOperatorIT {
     all.addAll(client.services().inAnyNamespace().list().getItems());
     all.addAll(client.namespaces().list().getItems());
     all.addAll(client.resources(IPClaim.class).list().getItems());
-    KubernetesList list = new KubernetesList();
-    list.setItems(all);
-    return client.getKubernetesSerialization().asYaml(list);
+    return PlanRuns.asKubectlWould(client, all);
   }
 
-  private static JsonNode plan(Path file) throws Exception {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    CommandLine cl = IpamCommand.commandLine();
-    cl.setOut(new PrintWriter(out, true));
-    cl.setErr(new PrintWriter(err, true));
-    int code = cl.execute("plan", "-o", "json", file.toString());
-    assertThat(code).as("ipam plan: %s", err).isZero();
-    assertThat(err.toString()).isEmpty();
-    return new ObjectMapper().readTree(out.toString());
-  }
 
-  private static void cleanup(KubernetesClient client, List<HasMetadata> applied) {
-    for (HasMetadata o : applied) {
-      try {
-        client.resource(o).withGracePeriod(0).delete();
-      } catch (RuntimeException e) {
-        // best effort: the apiserver is this JVM's own, and cluster-scoped kinds are swept after the test
-      }
-    }
-    client.resources(IPClaim.class).delete();
-  }
 }
