@@ -1,6 +1,5 @@
 package org.ipamoperators.egressip.it;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatus;
@@ -10,13 +9,11 @@ import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespaceBuilder;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
@@ -24,6 +21,7 @@ import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus.Entry;
 import org.ipamoperators.testsupport.corpus.CorpusRun;
+import org.ipamoperators.testsupport.corpus.ReconcileFailures;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
@@ -47,15 +45,9 @@ class BadInputCorpusIT {
   Stream<DynamicTest> everyBadObjectIsReportedAndEveryGoodOneServed(KubeApiServer server, KubernetesClient client,
       io.fabric8.kubernetes.api.model.Namespace testNamespace) throws Exception {
     List<Entry> corpus = BadInputCorpus.load("bad-input");
-    Map<String, String> failures = new ConcurrentHashMap<>();
+    ReconcileFailures failures = new ReconcileFailures();
     KubernetesClient c = server.newClient();
-    Operator operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true)
-        .withMetrics(new Metrics() {
-          @Override
-          public void failedReconciliation(HasMetadata r, Exception e, Map<String, Object> metadata) {
-            failures.merge(r.getKind() + "/" + r.getMetadata().getName(), e.toString(), (a, b) -> a);
-          }
-        }));
+    Operator operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true).withMetrics(failures));
     EgressIPControllers.register(operator, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
     CorpusRun run = new CorpusRun(client, testNamespace.getMetadata().getName());
     List<String> nodes = new ArrayList<>();
@@ -82,7 +74,7 @@ class BadInputCorpusIT {
       Map<Entry, String> failing = run.await(corpus, e -> served(client, e), WAIT);
       System.out.printf("bad-input corpus (egressip): %d entries, converged in %d ms%n", corpus.size(),
           Duration.ofNanos(System.nanoTime() - started).toMillis());
-      List<DynamicTest> tests = new ArrayList<>(CorpusRun.verdicts(corpus, failing, failures));
+      List<DynamicTest> tests = new ArrayList<>(CorpusRun.verdicts(corpus, failing, failures.byObject()));
       return tests.stream();
     } finally {
       operator.stop();

@@ -2,23 +2,21 @@ package org.ipamoperators.eip.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.ipamoperators.eip.EipControllers;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus.Entry;
 import org.ipamoperators.testsupport.corpus.CorpusRun;
+import org.ipamoperators.testsupport.corpus.ReconcileFailures;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -34,19 +32,13 @@ class BadInputCorpusIT extends EipIT {
   @TestFactory
   Stream<DynamicTest> everyBadObjectIsReportedAndEveryGoodOneServed() throws Exception {
     List<Entry> corpus = BadInputCorpus.load("bad-input");
-    Map<String, String> failures = new ConcurrentHashMap<>();
+    ReconcileFailures failures = new ReconcileFailures();
     KubernetesClient client = world.kube;
     EipWorld.Host host = world.instance();
     world.node("corpus-node", host, Map.of("corpus-eip", "yes"), true);
     KubernetesClient c = server.newClient();
     Operator operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true)
-        .withCacheSyncTimeout(Duration.ofSeconds(30))
-        .withMetrics(new Metrics() {
-          @Override
-          public void failedReconciliation(HasMetadata r, Exception e, Map<String, Object> metadata) {
-            failures.merge(r.getKind() + "/" + r.getMetadata().getName(), e.toString(), (a, b) -> a);
-          }
-        }));
+        .withCacheSyncTimeout(Duration.ofSeconds(30)).withMetrics(failures));
     EipControllers.register(operator, c, world.registry, world.settings(Map.of()), world.elasticIps(moto));
     CorpusRun run = new CorpusRun(client, world.ns);
     try {
@@ -65,7 +57,7 @@ class BadInputCorpusIT extends EipIT {
       Map<Entry, String> failing = run.await(corpus, e -> null, EipIT.WAIT);
       System.out.printf("bad-input corpus (eip): %d entries, converged in %d ms%n", corpus.size(),
           Duration.ofNanos(System.nanoTime() - started).toMillis());
-      List<DynamicTest> tests = new ArrayList<>(CorpusRun.verdicts(corpus, failing, failures));
+      List<DynamicTest> tests = new ArrayList<>(CorpusRun.verdicts(corpus, failing, failures.byObject()));
       long good = corpus.stream().filter(e -> e.role() == BadInputCorpus.Role.GOOD).count();
       long addresses = world.addresses().size();
       tests.add(DynamicTest.dynamicTest("one address per good Eip, none for a bad one",

@@ -1,18 +1,16 @@
 package org.ipamoperators.vip.it;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus;
 import org.ipamoperators.testsupport.corpus.BadInputCorpus.Entry;
 import org.ipamoperators.testsupport.corpus.CorpusRun;
+import org.ipamoperators.testsupport.corpus.ReconcileFailures;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.ipamoperators.vip.VipControllers;
@@ -34,15 +32,9 @@ class BadInputCorpusIT {
   Stream<DynamicTest> everyBadObjectIsReportedAndEveryGoodOneServed(KubeApiServer server, KubernetesClient client,
       io.fabric8.kubernetes.api.model.Namespace testNamespace) throws Exception {
     List<Entry> corpus = BadInputCorpus.load("bad-input");
-    Map<String, String> failures = new ConcurrentHashMap<>();
+    ReconcileFailures failures = new ReconcileFailures();
     KubernetesClient c = server.newClient();
-    Operator operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true)
-        .withMetrics(new Metrics() {
-          @Override
-          public void failedReconciliation(HasMetadata r, Exception e, Map<String, Object> metadata) {
-            failures.merge(r.getKind() + "/" + r.getMetadata().getName(), e.toString(), (a, b) -> a);
-          }
-        }));
+    Operator operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true).withMetrics(failures));
     VipControllers.register(operator, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
     CorpusRun run = new CorpusRun(client, testNamespace.getMetadata().getName());
     try (VipCluster cluster = new VipCluster(client)) {
@@ -52,7 +44,7 @@ class BadInputCorpusIT {
       Map<Entry, String> failing = run.await(corpus, e -> served(cluster, e), WAIT);
       System.out.printf("bad-input corpus (vip): %d entries, converged in %d ms%n", corpus.size(),
           Duration.ofNanos(System.nanoTime() - started).toMillis());
-      List<DynamicTest> tests = new ArrayList<>(CorpusRun.verdicts(corpus, failing, failures));
+      List<DynamicTest> tests = new ArrayList<>(CorpusRun.verdicts(corpus, failing, failures.byObject()));
       operator.stop();
       return tests.stream();
     } finally {
