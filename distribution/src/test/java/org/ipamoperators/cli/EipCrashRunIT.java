@@ -35,9 +35,13 @@ import software.amazon.awssdk.services.ec2.model.Filter;
 /**
  * A crash run for Elastic IPs: a burst of Eips while the eip operator (its own process, against moto) is SIGKILLed
  * at seeded moments and started again. No public address may ever be shown by two Eips, no Eip's address may
- * change once shown, and at the end EC2 holds exactly one address per Eip (none leaked by a kill between
- * AllocateAddress and the status write); deleting the Eips releases every one. Seed: {@code -Dipam.reliability.seed},
- * kills: {@code -Dipam.reliability.kills} (3).
+ * change once shown, and at the end EC2 holds exactly one address per Eip; deleting the Eips releases every one.
+ *
+ * <p>A second address can exist for a while: an AllocateAddress sent by a killed process may reach EC2 after the
+ * next process looked the Eip up by its UID tag and allocated one itself (seen in a full run under load: 26
+ * addresses for 24 Eips). Each reconcile of the Eip releases such a duplicate (DuplicateAddressReleased), so the
+ * operator runs with a 10 s resync here and the count is checked after it; the repairs are counted and printed.
+ * Seed: {@code -Dipam.reliability.seed}, kills: {@code -Dipam.reliability.kills} (3).
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
@@ -118,11 +122,15 @@ class EipCrashRunIT {
     for (Eip e : client.resources(Eip.class).list().getItems()) {
       allocations.add(e.getStatus().allocationId());
     }
-    // Late: an address allocated by a killed process is adopted by its UID tag, never left beside a second one.
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+    // An address allocated by a killed process is adopted by its UID tag, or released as a duplicate at the next
+    // reconcile (resync 10 s) when the next process had already allocated one.
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
         assertThat(ours(ec2)).extracting(Address::allocationId).containsExactlyInAnyOrderElementsOf(allocations));
-    String summary = String.format("seed %d, %d kills, %d snapshots, %d Eips, %d addresses", SEED, KILLS,
-        snapshots[0], count, ours(ec2).size());
+    long repaired = client.v1().events().inNamespace(ns).list().getItems().stream()
+        .filter(e -> "DuplicateAddressReleased".equals(e.getReason()))
+        .mapToLong(e -> e.getCount() == null ? 1 : e.getCount()).sum();
+    String summary = String.format("seed %d, %d kills, %d snapshots, %d Eips, %d addresses, %d duplicates released",
+        SEED, KILLS, snapshots[0], count, ours(ec2).size(), repaired);
     System.out.println("[crash-run] eip " + summary);
     assertThat(checks.duplicates()).as(summary).isEmpty();
     assertThat(checks.changed()).as(summary).isEmpty();
@@ -135,7 +143,8 @@ class EipCrashRunIT {
   }
 
   private Process start(Path dir, Path kubeconfig, String ns, MotoServer moto, String name) throws Exception {
-    Process p = EipOperatorProcess.start(dir, kubeconfig, ns, moto.endpoint(), name, CLUSTER);
+    Process p = EipOperatorProcess.start(dir, kubeconfig, ns, moto.endpoint(), name, CLUSTER,
+        Map.of("EIP_RESYNC_INTERVAL", "10s"));
     processes.add(p);
     return p;
   }

@@ -14,11 +14,19 @@ final class EipOperatorProcess {
 
   /** Output goes to {@code <dir>/<name>.out} and {@code .err}; the caller kills the process. */
   static Process start(Path dir, Path kubeconfig, String ns, URI ec2, String name, String cluster) throws Exception {
+    return start(dir, kubeconfig, ns, ec2, name, cluster, Map.of());
+  }
+
+  /** As above, with more environment (EIP_RESYNC_INTERVAL, say). */
+  static Process start(Path dir, Path kubeconfig, String ns, URI ec2, String name, String cluster,
+      Map<String, String> env) throws Exception {
     List<String> args = new ArrayList<>(OperatorRun.args(kubeconfig, LoopbackPorts.freePort(), ns,
         "--no-leader-election"));
     args.set(args.indexOf("egressip"), "eip");
-    return OperatorProcess.start(dir, name, args, Map.of("CLUSTER_NAME", cluster,
+    Map<String, String> all = new java.util.HashMap<>(Map.of("CLUSTER_NAME", cluster,
         "AWS_REGION", MotoServer.REGION.id(), "AWS_ENDPOINT_URL", ec2.toString(), "AWS_ACCESS_KEY_ID", "test",
         "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED", "true"));
+    all.putAll(env);
+    return OperatorProcess.start(dir, name, args, all);
   }
 }
