@@ -179,7 +179,8 @@ public final class KubeApiServer {
     } else {
       handle.destroy();
     }
-    while (handle.isAlive() || RestartableProcess.pid(workDir, name) == old || !ready()) {
+    long pid;
+    while (handle.isAlive() || (pid = RestartableProcess.pid(workDir, name)) == old || pid < 0 || !ready()) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(name + " did not come back within " + STARTUP_TIMEOUT_MILLIS + " ms");
       }

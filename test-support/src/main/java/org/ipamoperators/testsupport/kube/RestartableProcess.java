@@ -38,10 +38,11 @@ final class RestartableProcess {
         + "done\n";
   }
 
-  /** The pid of the program now running under the wrapper. */
+  /** The pid of the program now running under the wrapper; -1 while the wrapper is rewriting the file. */
   static long pid(Path dir, String name) {
     try {
-      return Long.parseLong(Files.readString(dir.resolve(name + ".pid")).trim());
+      String text = Files.readString(dir.resolve(name + ".pid")).trim();
+      return text.isEmpty() ? -1 : Long.parseLong(text);
     } catch (IOException e) {
       throw new UncheckedIOException("No pid file for " + name, e);
     }
