@@ -91,6 +91,8 @@ class EipBadSettingsIT {
     Eip after = client.resources(Eip.class).withName(name).get();
     assertThat(after.getMetadata().getFinalizers()).as("no finalizer").isNullOrEmpty();
     assertThat(after.getStatus()).as("no status").isNull();
+    // Not left behind in the shared apiserver for the next test's operator to serve.
+    client.resource(after).delete();
   }
 
   @Test

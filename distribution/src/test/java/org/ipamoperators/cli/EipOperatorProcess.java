@@ -17,7 +17,12 @@ final class EipOperatorProcess {
     return start(dir, kubeconfig, ns, ec2, name, cluster, Map.of());
   }
 
-  /** As above, with more environment (EIP_RESYNC_INTERVAL, say). */
+  /**
+   * As above, with more environment (EIP_RESYNC_INTERVAL, say). The operator watches only the test's namespace
+   * ({@code NAMESPACE}): the apiserver is shared by the test classes of a run, and Eips other tests leave behind (a
+   * namespace is never emptied without a namespace controller) would otherwise be served too, with this test's
+   * cluster name on their addresses.
+   */
   static Process start(Path dir, Path kubeconfig, String ns, URI ec2, String name, String cluster,
       Map<String, String> env) throws Exception {
     List<String> args = new ArrayList<>(OperatorRun.args(kubeconfig, LoopbackPorts.freePort(), ns,
@@ -25,7 +30,7 @@ final class EipOperatorProcess {
     args.set(args.indexOf("egressip"), "eip");
     Map<String, String> all = new java.util.HashMap<>(Map.of("CLUSTER_NAME", cluster,
         "AWS_REGION", MotoServer.REGION.id(), "AWS_ENDPOINT_URL", ec2.toString(), "AWS_ACCESS_KEY_ID", "test",
-        "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED", "true"));
+        "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED", "true", "NAMESPACE", ns));
     all.putAll(env);
     return OperatorProcess.start(dir, name, args, all);
   }
