@@ -44,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * both may back off, never both win. The one window left is a process killed between its write and
  * its check: then an entry and an IPClaim may both stand for one address until `ipam audit`, which
  * reads both, reports it as claimed twice.
+ *
+ * <p><b>Empty blocks go.</b> A release that leaves a block without entries deletes it, conditioned on
+ * the version read, so a block that gained an entry meanwhile is kept (409, read again). A writer
+ * whose read block is deleted before its PUT gets 404 and reads again, finding it absent: it creates
+ * it, and creation is again the lock.
  */
 public final class BlockLedger {
   /** Writes per block before the block counts as contended for this pass. */
@@ -204,8 +209,8 @@ public final class BlockLedger {
   }
 
   /**
-   * Removes the entries of these addresses that their given owner holds, one write per block; an
-   * entry held by anyone else is left. Returns the addresses whose entries are gone (removed now,
+   * Removes the entries of these addresses that their given owner holds, one write per block (a
+   * delete when no entry is left); an entry held by anyone else is left. Returns the addresses whose entries are gone (removed now,
    * or not there). A block that stays contended keeps its entries (logged; the next pass retries).
    */
   public Set<Ip> releaseAll(Map<Ip, ClaimOwner> owners) {
@@ -295,6 +300,13 @@ public final class BlockLedger {
       }
       try {
         IPBlock answer;
+        if (current != null && m.entries().isEmpty() && !create) {
+          // The last entry released: the block goes, unless it changed since it was read.
+          blocks().withName(name).lockResourceVersion(current.getMetadata().getResourceVersion()).delete();
+          current.setSpec(new IPBlockSpec(current.getSpec() == null ? cidr : current.getSpec().cidr(), Map.of()));
+          written.accept(current);
+          return m.result();
+        }
         if (current == null) {
           answer = blocks().resource(IPBlock.of(name, cidr, m.entries())).create();
         } else {
@@ -305,7 +317,8 @@ public final class BlockLedger {
         written.accept(answer);
         return m.result();
       } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
+        // 409: changed since read; 404: deleted since read (emptied by a release). Both: read again.
+        if (e.getCode() != 409 && e.getCode() != 404) {
           throw e;
         }
       }

@@ -232,6 +232,77 @@ class BlockLedgerIT {
     assertThat(bothWon).isZero();
   }
 
+  @Test
+  void releasingTheLastEntryDeletesTheBlockAndAClaimCreatesItAgain(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    BlockLedger ledger = new BlockLedger(client);
+    Ip a = Ip.parse("192.0.2.130");
+    Ip b = Ip.parse("192.0.2.131");
+    String name = BlockNames.of(a);
+    ledger.claimAll(List.of(new BlockRequest(a, POOL, ns("one"), null), new BlockRequest(b, POOL, ns("two"), null)));
+
+    assertThat(ledger.release(a, ns("one"))).isTrue();
+    assertThat(client.resources(IPBlock.class).withName(name).get().entries()).containsOnlyKeys(b.toString());
+    assertThat(ledger.release(b, ns("somebody-else"))).as("not the holder").isFalse();
+    assertThat(ledger.release(b, ns("two"))).isTrue();
+    assertThat(client.resources(IPBlock.class).withName(name).get()).as("an emptied block is deleted").isNull();
+    assertThat(ledger.release(b, ns("two"))).as("releasing again is a no-op").isTrue();
+
+    assertThat(ledger.claim(a, POOL, ns("three"), null).outcome()).isEqualTo(BlockClaim.Outcome.CLAIMED);
+    assertThat(client.resources(IPBlock.class).withName(name).get().entries().get(a.toString()).owner().name())
+        .isEqualTo("three");
+  }
+
+  /**
+   * The delete of an emptied block races a claim in the same block, many times: the delete is
+   * conditioned on the version it read, so an entry the claimer was told it holds always stands.
+   * An unconditioned delete would lose the claimer's entry whenever its write lands between the
+   * releaser's read and its delete.
+   */
+  @Test
+  void deletingAnEmptiedBlockNeverLosesAConcurrentClaim(KubeApiServer server) throws Exception {
+    Ip mine = Ip.parse("192.0.2.140");
+    Ip theirs = Ip.parse("192.0.2.141");
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    KubernetesClient releaserClient = server.newClient();
+    KubernetesClient claimerClient = server.newClient();
+    KubernetesClient check = server.newClient();
+    int deleted = 0;
+    try {
+      BlockLedger releaser = new BlockLedger(releaserClient);
+      BlockLedger claimer = new BlockLedger(claimerClient);
+      for (int round = 0; round < 30; round++) {
+        assertThat(releaser.claim(mine, POOL, ns("releaser"), null).ours()).isTrue();
+        CyclicBarrier start = new CyclicBarrier(2);
+        Future<Boolean> released = pool.submit(() -> {
+          start.await();
+          return releaser.release(mine, ns("releaser"));
+        });
+        Future<BlockClaim> claimed = pool.submit(() -> {
+          start.await();
+          return claimer.claim(theirs, POOL, ns("claimer"), null);
+        });
+        assertThat(released.get()).isTrue();
+        BlockClaim c = claimed.get();
+        assertThat(c.ours()).as("round %d: %s", round, c).isTrue();
+        IPBlock block = check.resources(IPBlock.class).withName(BlockNames.of(theirs)).get();
+        assertThat(block).as("round %d: the claimer's block", round).isNotNull();
+        assertThat(block.entries()).as("round %d", round).containsOnlyKeys(theirs.toString());
+        // Empty the block again for the next round.
+        assertThat(claimer.release(theirs, ns("claimer"))).isTrue();
+        if (check.resources(IPBlock.class).withName(BlockNames.of(theirs)).get() == null) {
+          deleted++;
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+      releaserClient.close();
+      claimerClient.close();
+      check.close();
+    }
+    assertThat(deleted).as("rounds that ended with the block deleted").isEqualTo(30);
+  }
+
   /** Writes to a resource as the API server counts them (its own metric). */
   static double writes(KubernetesClient client, String resource) {
     Matcher m = Pattern.compile("^apiserver_request_total\\{([^}]*)\\} ([0-9.e+]+)$", Pattern.MULTILINE)
