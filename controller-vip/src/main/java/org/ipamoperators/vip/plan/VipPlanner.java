@@ -70,11 +70,11 @@ public final class VipPlanner {
     Map<String, Pool> pools = new java.util.HashMap<>();
     Map<String, String> invalid = new java.util.HashMap<>();
     for (GroupInfo g : ordered) {
-      List<PoolProblem> p = Pool.validate(g.name(), g.spec().ranges(), g.spec().excluded());
-      if (p.isEmpty()) {
-        pools.put(g.name(), Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()));
+      Parsed parsed = parse(g);
+      if (parsed.pool() != null) {
+        pools.put(g.name(), parsed.pool());
       } else {
-        invalid.put(g.name(), summary(p));
+        invalid.put(g.name(), parsed.problems());
       }
     }
     Context ctx = new Context(req, ordered, pools, invalid, taken, joinable, hints);
@@ -211,6 +211,29 @@ public final class VipPlanner {
     Set<Ip> used = new java.util.HashSet<>(ingress);
     release.removeIf(h -> used.contains(h.ip()));
     return new VipPlan(List.copyOf(keep.values()), List.copyOf(claim.values()), release, problems, ingress);
+  }
+
+  /** A group's pool, or its problems (one message) when its ranges do not make one. */
+  private record Parsed(Pool pool, String problems) {}
+
+  /** Groups parsed so far, by name, ranges and exclusions (pools are immutable); emptied when it grows large. */
+  private static final Map<List<Object>, Parsed> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Parses a group's ranges once per definition, not once per plan. */
+  private static Parsed parse(GroupInfo g) {
+    List<Object> key = List.of(g.name(), g.spec().ranges(), g.spec().excluded());
+    Parsed known = PARSED.get(key);
+    if (known != null) {
+      return known;
+    }
+    List<PoolProblem> p = Pool.validate(g.name(), g.spec().ranges(), g.spec().excluded());
+    Parsed parsed = p.isEmpty() ? new Parsed(Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()), null)
+        : new Parsed(null, summary(p));
+    if (PARSED.size() >= 1024) {
+      PARSED.clear();
+    }
+    PARSED.put(key, parsed);
+    return parsed;
   }
 
   /** An address that could be had, or why not. */
