@@ -95,6 +95,8 @@ public class ServiceVipReconciler implements Reconciler<Service> {
    * thread from the moment its create returned.
    */
   private final ClaimIndex index = VipFacts.newIndex();
+  /** Where first-free searches may start: past what earlier plans found taken (see {@link FirstFreeCursors}). */
+  private final FirstFreeCursors firstFree = new FirstFreeCursors(index);
   private volatile boolean indexReady;
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
@@ -340,7 +342,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     Settled last = null;
     int attempts = 0; // plans whose claims the API server refused
     for (int plans = 0; attempts < ATTEMPTS && plans < PLANS; plans++) {
-      VipFacts.Planned planned = VipFacts.plan(index, request, owner, groupInfos, lost);
+      VipFacts.Planned planned = VipFacts.plan(index, request, owner, groupInfos, lost, firstFree);
       ServiceHoldings h = planned.holdings();
       VipPlan plan = planned.plan();
       Ingress.Held held = new Ingress.Held(h.heldUnder().keySet());

@@ -19,6 +19,7 @@ import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.VipAnnotations;
+import org.ipamoperators.vip.plan.FirstFreeHints;
 import org.ipamoperators.vip.plan.GroupInfo;
 import org.ipamoperators.vip.plan.Holding;
 import org.ipamoperators.vip.plan.LedgerEntry;
@@ -135,8 +136,14 @@ public final class VipFacts {
   /** Plans one Service against the index, as the reconciler does before it claims. */
   public static Planned plan(ClaimIndex index, ServiceRequest req, ClaimOwner owner, List<GroupInfo> groups,
       Map<Ip, String> lost) {
+    return plan(index, req, owner, groups, lost, FirstFreeHints.NONE);
+  }
+
+  /** The same, first-free searches starting where {@code hints} say (see {@link FirstFreeCursors}). */
+  static Planned plan(ClaimIndex index, ServiceRequest req, ClaimOwner owner, List<GroupInfo> groups,
+      Map<Ip, String> lost, FirstFreeHints hints) {
     ServiceHoldings h = holdings(index, req, owner);
-    return new Planned(VipPlanner.plan(req, groups, h, taken(index, req, owner, h, lost)), h);
+    return new Planned(VipPlanner.plan(req, groups, h, taken(index, req, owner, h, lost), hints), h);
   }
 
   /**

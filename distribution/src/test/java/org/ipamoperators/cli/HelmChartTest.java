@@ -86,7 +86,8 @@ class HelmChartTest {
     }
     var vip = byName.get("test-vip");
     assertThat(env(vip, "JAVA_TOOL_OPTIONS")).isEqualTo("-Xms32m -Xmx256m -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m"
-        + " -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError");
+        + " -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError"
+        + " -Djava.util.concurrent.ForkJoinPool.common.parallelism=2");
     assertThat(env(vip, "MALLOC_ARENA_MAX")).isEqualTo("2");
     assertThat(vip.getResources().getRequests().get("memory").toString()).isEqualTo("256Mi");
     assertThat(vip.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");

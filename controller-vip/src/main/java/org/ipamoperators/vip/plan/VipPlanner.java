@@ -11,6 +11,7 @@ import java.util.Set;
 import org.ipamoperators.controller.common.kube.LabelSelectors;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpFamily;
+import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.core.allocation.AllocationStrategy;
 import org.ipamoperators.core.allocation.Allocator;
 import org.ipamoperators.core.allocation.AllocatorOptions;
@@ -45,6 +46,12 @@ public final class VipPlanner {
     return plan(req, groups, holdings.held(), taken, holdings.joinable());
   }
 
+  /** The same, first-free searches starting where {@code hints} say everything below is taken. */
+  public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, ServiceHoldings holdings, Map<Ip, String> taken,
+      FirstFreeHints hints) {
+    return plan(req, groups, holdings.held(), taken, holdings.joinable(), hints);
+  }
+
   /**
    * @param held the Service's own claims (its own, or memberships of its sharing key's addresses)
    * @param taken every address claimed by others in the cluster, with a description of its holder;
@@ -53,19 +60,24 @@ public final class VipPlanner {
    */
   public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
       Map<Ip, SharedAddress> joinable) {
+    return plan(req, groups, held, taken, joinable, FirstFreeHints.NONE);
+  }
+
+  private static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
+      Map<Ip, SharedAddress> joinable, FirstFreeHints hints) {
     List<VipProblem> problems = new ArrayList<>();
     List<GroupInfo> ordered = groups.stream().sorted(ORDER).toList();
     Map<String, Pool> pools = new java.util.HashMap<>();
     Map<String, String> invalid = new java.util.HashMap<>();
     for (GroupInfo g : ordered) {
-      List<PoolProblem> p = Pool.validate(g.name(), g.spec().ranges(), g.spec().excluded());
-      if (p.isEmpty()) {
-        pools.put(g.name(), Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()));
+      Parsed parsed = parse(g);
+      if (parsed.pool() != null) {
+        pools.put(g.name(), parsed.pool());
       } else {
-        invalid.put(g.name(), summary(p));
+        invalid.put(g.name(), parsed.problems());
       }
     }
-    Context ctx = new Context(req, ordered, pools, invalid, taken, joinable);
+    Context ctx = new Context(req, ordered, pools, invalid, taken, joinable, hints);
 
     // Requested addresses, one per family.
     Map<IpFamily, Ip> requested = new EnumMap<>(IpFamily.class);
@@ -201,12 +213,35 @@ public final class VipPlanner {
     return new VipPlan(List.copyOf(keep.values()), List.copyOf(claim.values()), release, problems, ingress);
   }
 
+  /** A group's pool, or its problems (one message) when its ranges do not make one. */
+  private record Parsed(Pool pool, String problems) {}
+
+  /** Groups parsed so far, by name, ranges and exclusions (pools are immutable); emptied when it grows large. */
+  private static final Map<List<Object>, Parsed> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Parses a group's ranges once per definition, not once per plan. */
+  private static Parsed parse(GroupInfo g) {
+    List<Object> key = List.of(g.name(), g.spec().ranges(), g.spec().excluded());
+    Parsed known = PARSED.get(key);
+    if (known != null) {
+      return known;
+    }
+    List<PoolProblem> p = Pool.validate(g.name(), g.spec().ranges(), g.spec().excluded());
+    Parsed parsed = p.isEmpty() ? new Parsed(Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()), null)
+        : new Parsed(null, summary(p));
+    if (PARSED.size() >= 1024) {
+      PARSED.clear();
+    }
+    PARSED.put(key, parsed);
+    return parsed;
+  }
+
   /** An address that could be had, or why not. */
   private record Choice(Holding holding, VipProblem problem) {}
 
   /** Everything a decision about one address needs. */
   private record Context(ServiceRequest req, List<GroupInfo> ordered, Map<String, Pool> pools,
-      Map<String, String> invalid, Map<Ip, String> taken, Map<Ip, SharedAddress> joinable) {
+      Map<String, String> invalid, Map<Ip, String> taken, Map<Ip, SharedAddress> joinable, FirstFreeHints hints) {
 
     /** A specific address: free in a pool that admits the Service, or its sharing key's and shareable. */
     Choice offer(Ip want) {
@@ -362,10 +397,17 @@ public final class VipPlanner {
       // Probe: the allocator of an empty pool offers addresses in the group's order (first free,
       // random, sticky), each offered once; the first one nobody holds is the answer. A plan looks
       // up the addresses it passes over, not every address in the ledger.
-      Allocator a = Allocator.create(p, AllocatorOptions.of(strategy(g)));
-      Optional<Ip> ip = a.allocate(family, req.key());
-      while (ip.isPresent() && (taken.containsKey(ip.get()) || joinable.containsKey(ip.get()))) {
+      Optional<Ip> ip;
+      if (strategy(g) == AllocationStrategy.FIRST_FREE) {
+        FirstFreeHints.Search search = ctx.hints().search(g, family);
+        ip = firstFree(p, family, search.from(), taken, joinable);
+        ip.ifPresent(search::found);
+      } else {
+        Allocator a = Allocator.create(p, AllocatorOptions.of(strategy(g)));
         ip = a.allocate(family, req.key());
+        while (ip.isPresent() && (taken.containsKey(ip.get()) || joinable.containsKey(ip.get()))) {
+          ip = a.allocate(family, req.key());
+        }
       }
       if (ip.isPresent()) {
         return Optional.of(new Holding(ip.get(), pool(g.name())));
@@ -379,6 +421,28 @@ public final class VipPlanner {
     String detail = reasons.isEmpty() ? "there are no IPGroups" : String.join("; ", reasons);
     problems.add(new VipProblem(exhausted ? VipProblem.Reason.PoolExhausted : VipProblem.Reason.NoPool,
         "no " + family.kubernetesName() + " address for " + req.key() + ": " + detail));
+    return Optional.empty();
+  }
+
+  /**
+   * The lowest usable address of the family, from {@code from} on (null: from the first), that is
+   * neither taken nor joinable: the allocator's first-free order (ascending over the pool's usable
+   * ranges), walked directly so that a search can start in the middle.
+   */
+  static Optional<Ip> firstFree(Pool p, IpFamily family, Ip from, Map<Ip, String> taken,
+      Map<Ip, SharedAddress> joinable) {
+    for (IpRange r : p.usable(family)) {
+      if (from != null && r.last().compareTo(from) < 0) {
+        continue;
+      }
+      Ip ip = from != null && r.first().compareTo(from) < 0 ? from : r.first();
+      while (ip != null && ip.compareTo(r.last()) <= 0) {
+        if (!taken.containsKey(ip) && !joinable.containsKey(ip)) {
+          return Optional.of(ip);
+        }
+        ip = ip.next();
+      }
+    }
     return Optional.empty();
   }
 

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.ipamoperators.core.address.Ip;
 
@@ -62,6 +63,8 @@ public final class ClaimIndex {
   private final Map<Ip, Entry> byIp = new ConcurrentHashMap<>();
   private final Map<String, Set<Ip>> byKey = new ConcurrentHashMap<>();
   private final Function<IPClaim, Collection<String>> extraKeys;
+  /** Bumped once before and once after every address the index stops recording: odd while one is being removed. */
+  private final AtomicLong removals = new AtomicLong();
 
   public ClaimIndex() {
     this(c -> List.of());
@@ -121,13 +124,19 @@ public final class ClaimIndex {
     if (ip == null) {
       return;
     }
+    boolean[] removed = {false};
     byIp.computeIfPresent(ip, (k, old) -> {
       if (old.claim() == null || !sameUid(old.claim(), c)) {
         return old;
       }
       unkey(ip, old.claim());
+      removals.incrementAndGet();
+      removed[0] = true;
       return null;
     });
+    if (removed[0]) {
+      removals.incrementAndGet();
+    }
   }
 
   /** Reserves a free address; false when anything (claim or reservation) is recorded for it. */
@@ -137,7 +146,28 @@ public final class ClaimIndex {
 
   /** Drops a reservation that did not become a claim, if it is still that reservation. */
   public void unreserve(Ip ip, Reservation r) {
-    byIp.computeIfPresent(ip, (k, old) -> old.reservation() == r ? null : old);
+    boolean[] removed = {false};
+    byIp.computeIfPresent(ip, (k, old) -> {
+      if (old.reservation() != r) {
+        return old;
+      }
+      removals.incrementAndGet();
+      removed[0] = true;
+      return null;
+    });
+    if (removed[0]) {
+      removals.incrementAndGet();
+    }
+  }
+
+  /**
+   * A counter of the addresses the index stopped recording (deletes, dropped reservations): it
+   * changes with every one and is odd while one is under way. An address seen as recorded stays
+   * recorded for as long as this reads the same even number, so a caller may remember "everything
+   * below X was taken" under the value it read before looking, and trust it while it is unchanged.
+   */
+  public long removals() {
+    return removals.get();
   }
 
   public Optional<Entry> get(Ip ip) {
