@@ -303,6 +303,14 @@ public class ServiceVipReconciler implements Reconciler<Service> {
           drop(ip, "shared", owner, memberName(svc));
         }
       }
+    } else {
+      // Claims won in this pass that it cannot publish (another part of the plan was lost meanwhile),
+      // or left from an earlier one: held and shown by nobody, so given back until it can have all.
+      claimed(svc, owner).forEach((ip, under) -> {
+        if (!shown.contains(ip.toString())) {
+          drop(ip, under, owner, memberName(svc));
+        }
+      });
     }
     for (VipProblem p : problems) {
       events.warning(svc, p.reason().name(), p.message());
@@ -348,7 +356,9 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       Ingress.Held held = new Ingress.Held(h.heldUnder().keySet());
       last = new Settled(plan, h, held);
       List<Holding> work = h.work(plan, request);
-      if (work.isEmpty()) {
+      if (work.isEmpty() || plan.problems().stream().anyMatch(VipProblem::blocking)) {
+        // A plan that leaves the Service without an address publishes nothing: claiming the rest of
+        // it would hold addresses nobody shows for as long as the Service waits.
         return last;
       }
       Map<Ip, ClaimIndex.Reservation> reserved = new HashMap<>();

@@ -140,6 +140,32 @@ class ServiceVipIT {
         }));
   }
 
+  /**
+   * A Service that cannot have all it asks for holds nothing new: its free IPv4 address is not
+   * claimed while its requested IPv6 address is another's (a claim it would not publish is a leak
+   * for as long as it waits). It gets both once the other lets go.
+   */
+  @Test
+  void aServiceMissingOneFamilyClaimsNoneOfItsNewAddresses() {
+    cluster.groupOf("ds", List.of("192.0.2.0/29", "2001:db8:1::/64"), null, null);
+    cluster.create(cluster.lb("holder").editMetadata()
+        .withAnnotations(Map.of(VipAnnotations.LOAD_BALANCER_IPS, "192.0.2.3,2001:db8:1::5")).endMetadata()
+        .editSpec().withIpFamilyPolicy("PreferDualStack").endSpec());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.ingress("holder"))
+        .containsExactly("192.0.2.3", "2001:db8:1::5"));
+    cluster.create(cluster.lb("late").editMetadata()
+        .withAnnotations(Map.of(VipAnnotations.LOAD_BALANCER_IPS, "192.0.2.4,2001:db8:1::5")).endMetadata()
+        .editSpec().withIpFamilyPolicy("PreferDualStack").endSpec());
+    awaitWarning("late", "AddressUnavailable", "2001:db8:1::5");
+    assertThat(cluster.ingress("late")).isEmpty();
+    assertThat(cluster.claim("192.0.2.4")).as("claimed but not published").isNull();
+
+    cluster.delete("holder");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.ingress("late"))
+        .containsExactly("192.0.2.4", "2001:db8:1::5"));
+    assertThat(cluster.claim("192.0.2.4").getSpec().owner().name()).isEqualTo("late");
+  }
+
   @Test
   void exhaustionIsReportedAndResolvesWhenAServiceIsDeleted() {
     cluster.group("tiny", "192.0.2.0/30", List.of());
