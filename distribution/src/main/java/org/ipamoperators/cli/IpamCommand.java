@@ -13,7 +13,16 @@ public final class IpamCommand implements Runnable {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
+  /** The common fork-join pool's parallelism when none is set. */
+  static final String COMMON_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
   public static void main(String[] args) {
+    // On 2 cores or fewer the common pool has parallelism 1, and CompletableFuture then starts a new thread for
+    // each async task: the JDK HTTP client under fabric8 did so for every API request (8,131 threads in one vip
+    // catch-up of 2,000 Services, docs/benchmarks.md). Set before anything touches the pool; a -D wins.
+    if (System.getProperty(COMMON_PARALLELISM) == null && Runtime.getRuntime().availableProcessors() <= 2) {
+      System.setProperty(COMMON_PARALLELISM, "2");
+    }
     System.exit(commandLine().execute(args));
   }
 
