@@ -64,6 +64,8 @@ class LeaseDeletionIT {
   @Test
   void deletingTheLeaseMidBurstHandsOverWithoutADuplicate(KubeApiServer server, KubernetesClient client,
       @TempDir Path dir) throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("ipam.reliability.long"),
+        "LeaseDeletionIT runs in the long reliability run (-Preliability): about 2 minutes");
     String ns = client.getNamespace();
     GenericKubernetesResource g = new GenericKubernetesResource();
     g.setApiVersion("paas.org/v1");
