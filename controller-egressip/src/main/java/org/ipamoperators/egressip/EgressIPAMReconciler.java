@@ -507,14 +507,16 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         cleared.add(ns);
       }
     }
-    // Break before make: a namespace that left this IPAM loses the annotation this IPAM wrote before its addresses
-    // are released, since a released address may go to another namespace in this very pass. One whose annotation
-    // could not be removed keeps its claims until a later pass.
+    // Break before make: a namespace that left this IPAM (or is being deleted: it may stay Terminating for long)
+    // loses the annotation this IPAM wrote before its addresses are released, since a released address may go to
+    // another namespace in this very pass. One whose annotation could not be removed keeps its claims until a later
+    // pass.
     Set<String> stillShown = new HashSet<>();
     for (String ns : cleared) {
       Namespace n = namespace(ns);
-      if (n != null && !name.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
-          && annotations(n).containsKey(EgressAnnotations.EGRESSIPS) && !removeAnnotation(ns)) {
+      boolean left = n != null && (!name.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
+          || n.getMetadata().getDeletionTimestamp() != null);
+      if (left && annotations(n).containsKey(EgressAnnotations.EGRESSIPS) && !removeAnnotation(ns)) {
         stillShown.add(ns);
       }
     }
