@@ -56,6 +56,11 @@ class EipControlPlaneRestartIT {
       Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
       op = EipOperatorProcess.start(dir, kubeconfig, ns, moto.endpoint(), "op", CLUSTER);
       Process running = op;
+      // The outages come once the operator runs: one that hits its start-up makes it exit (a kubelet would start it
+      // again), which is not what this test is about.
+      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+          .failFast(() -> !running.isAlive())
+          .until(() -> output(dir).contains("caches synced"));
 
       SnapshotCheck snapshots = new SnapshotCheck();
       AtomicBoolean watching = new AtomicBoolean(true);
@@ -91,8 +96,14 @@ class EipControlPlaneRestartIT {
 
       Instant start = Instant.now();
       int expected = 3 * perPhase;
-      await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).failFast(() -> !running.isAlive())
-          .until(() -> shown(client, ns).size() == expected);
+      try {
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).failFast(() -> !running.isAlive())
+            .until(() -> shown(client, ns).size() == expected);
+      } catch (org.awaitility.core.TerminalFailureException e) {
+        String out = output(dir);
+        throw new AssertionError("the eip operator exited (" + running.exitValue() + "): "
+            + out.substring(Math.max(0, out.length() - 3000)), e);
+      }
       Duration converged = Duration.between(start, Instant.now());
       watching.set(false);
       watcher.join(5_000);
@@ -125,6 +136,18 @@ class EipControlPlaneRestartIT {
       }
       server.stop();
     }
+  }
+
+  /** The operator's stdout and stderr so far. */
+  private static String output(Path dir) throws java.io.IOException {
+    StringBuilder b = new StringBuilder();
+    for (String f : List.of("op.out", "op.err")) {
+      Path p = dir.resolve(f);
+      if (java.nio.file.Files.exists(p)) {
+        b.append(java.nio.file.Files.readString(p));
+      }
+    }
+    return b.toString();
   }
 
   private static List<Address> ours(Ec2Client ec2) {
