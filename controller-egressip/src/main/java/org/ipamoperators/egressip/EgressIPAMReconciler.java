@@ -507,7 +507,20 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         cleared.add(ns);
       }
     }
-    release(releaseNow);
+    // Break before make: a namespace that left this IPAM (or is being deleted: it may stay Terminating for long)
+    // loses the annotation this IPAM wrote before its addresses are released, since a released address may go to
+    // another namespace in this very pass. One whose annotation could not be removed keeps its claims until a later
+    // pass.
+    Set<String> stillShown = new HashSet<>();
+    for (String ns : cleared) {
+      Namespace n = namespace(ns);
+      boolean left = n != null && (!name.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
+          || n.getMetadata().getDeletionTimestamp() != null);
+      if (left && annotations(n).containsKey(EgressAnnotations.EGRESSIPS) && !removeAnnotation(ns)) {
+        stillShown.add(ns);
+      }
+    }
+    release(releaseNow.stream().filter(h -> !stillShown.contains(h.namespace())).toList());
     // Claim every namespace's missing addresses at once (one write per block touched), then per
     // namespace, in parallel (namespaces are independent): all its addresses or none, published in
     // the annotation.
@@ -561,15 +574,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     if (!giveBack.isEmpty()) {
       blockLedger.releaseAll(giveBack); // addresses of namespaces that did not get all of theirs
     }
-    boolean retry = retryFlag.get();
-    // Namespaces that left this IPAM lose the annotation this IPAM wrote.
-    for (String ns : cleared) {
-      Namespace n = namespace(ns);
-      if (n != null && !name.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
-          && annotations(n).containsKey(EgressAnnotations.EGRESSIPS)) {
-        removeAnnotation(ns);
-      }
-    }
+    boolean retry = retryFlag.get() || !stillShown.isEmpty();
     // The platform (attach to interfaces: a no-op on bare metal), then the cluster network.
     List<String> failures = new ArrayList<>(decision.platformProblems());
     Set<Ip> servedIps = new HashSet<>();
@@ -589,7 +594,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
       }
     }
-    release(releaseAfterDetach.stream().filter(ip -> !detachFailed.contains(ip)).map(ourClaims::get).toList());
+    release(releaseAfterDetach.stream().filter(ip -> !detachFailed.contains(ip)).map(ourClaims::get)
+        .filter(h -> !stillShown.contains(h.namespace())).toList());
     failures.addAll(cloudFailures);
     if (!decision.platformProblems().isEmpty() || !cloudFailures.isEmpty()) {
       // One Event per distinct message (the recorder counts repeats): which call, node and code.
@@ -797,15 +803,21 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return patch;
   }
 
-  private void removeAnnotation(String ns) {
+  /** False when the annotation could not be removed (the namespace still shows its addresses). */
+  private boolean removeAnnotation(String ns) {
     Map<String, Object> annotations = new HashMap<>();
     annotations.put(EgressAnnotations.EGRESSIPS, null);
     annotations.put(EgressAnnotations.EGRESSIPS_PUBLISHED, null);
     try {
       namespacesWritten.wrote(client.namespaces().withName(ns).patch(PatchContext.of(PatchType.JSON_MERGE),
           Serialization.asJson(Map.of("metadata", Map.of("annotations", annotations)))));
+      return true;
     } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return true; // gone: it shows nothing
+      }
       LOG.warn("could not remove {} from namespace {}: {}", EgressAnnotations.EGRESSIPS, ns, e.getMessage());
+      return false;
     }
   }
 

@@ -52,8 +52,10 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster shows is checked for an address on two owners and for an owner whose address changed; at
  * the end the audit must find nothing at all for the run's addresses (no duplicate, leak, orphan or
  * drift). The seed is printed and can be replayed with {@code -Dipam.reliability.seed}; the number of
- * kills per run is {@code -Dipam.reliability.kills} (3 by default). Addresses are data only (198.18.10-11.0/24),
- * no other test's, since the audit reads the whole shared apiserver.
+ * kills per run is {@code -Dipam.reliability.kills} (3 by default). {@code -Dipam.reliability.seeds=N} (1 by
+ * default) runs each test N times in a row, seeds {@code s, s+1, ...}, each printed; every run starts from a clean
+ * ledger (the one before released everything before its operator was stopped). Addresses are data only
+ * (198.18.10-11.0/24), no other test's, since the audit reads the whole shared apiserver.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
@@ -62,13 +64,41 @@ import org.junit.jupiter.api.io.TempDir;
     "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"})
 class CrashRunIT {
   private static final int KILLS = Integer.getInteger("ipam.reliability.kills", 3);
-  private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
+  private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
+  /** A given seed is the first run's seed as printed; without one, each controller draws its own. */
+  private static final Long GIVEN_SEED = Long.getLong("ipam.reliability.seed");
+  private static final long DRAWN_SEED = System.nanoTime();
   private final List<Process> processes = new ArrayList<>();
 
   @AfterEach
   void stop() throws Exception {
     for (Process p : processes) {
       p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+    processes.clear();
+  }
+
+  /** One crash run of a test, with its seed and the names its objects take. */
+  private interface Run {
+    void run(long seed, String prefix, Path dir) throws Exception;
+  }
+
+  /**
+   * Runs {@code run} for each of the {@link #SEEDS} seeds: seed {@code s + k} for run k, objects named
+   * {@code crash-} (the first run, as always) or {@code crash-s<k>-} (a namespace deleted by an earlier run stays
+   * Terminating here: no namespace controller), logs in a directory per run. Between runs the last operator
+   * stops.
+   */
+  private void eachSeed(String controller, Path dir, Run run) throws Exception {
+    long first = GIVEN_SEED != null ? GIVEN_SEED : DRAWN_SEED ^ controller.hashCode();
+    for (int k = 0; k < SEEDS; k++) {
+      Path runDir = java.nio.file.Files.createDirectories(dir.resolve("seed-" + k));
+      System.out.printf("[crash-run] %s run %d of %d%n", controller, k + 1, SEEDS);
+      try {
+        run.run(first + k, k == 0 ? "crash-" : "crash-s" + k + "-", runDir);
+      } finally {
+        stop();
+      }
     }
   }
 
@@ -79,17 +109,18 @@ class CrashRunIT {
   @Test
   void vipServicesSurviveSeededKillsWithoutADuplicateOrAChangedAddress(KubeApiServer server,
       KubernetesClient client, @TempDir Path dir) throws Exception {
-    vip(server, client, dir, 1);
+    eachSeed("vip", dir, (seed, prefix, runDir) -> vip(server, client, runDir, 1, seed, prefix));
   }
 
   /** Two replicas with leader election; each kill hits the leader, so leadership changes mid-burst. */
   @Test
   void vipLeaderKilledMidBurstHandsOverWithoutADuplicate(KubeApiServer server, KubernetesClient client,
       @TempDir Path dir) throws Exception {
-    vip(server, client, dir, 2);
+    eachSeed("vip", dir, (seed, prefix, runDir) -> vip(server, client, runDir, 2, seed, prefix));
   }
 
-  private void vip(KubeApiServer server, KubernetesClient client, Path dir, int replicas) throws Exception {
+  private void vip(KubeApiServer server, KubernetesClient client, Path dir, int replicas, long seed, String prefix)
+      throws Exception {
     String group = "crash-vips";
     GenericKubernetesResource g = new GenericKubernetesResource();
     g.setApiVersion("paas.org/v1");
@@ -100,8 +131,8 @@ class CrashRunIT {
     String ns = client.getNamespace();
     int count = 120;
     try {
-      RunResult r = crashRun(server, client, dir, "vip", replicas, count, i -> client.services().inNamespace(ns)
-          .resource(new ServiceBuilder().withNewMetadata().withName("crash-" + i).endMetadata().withNewSpec()
+      RunResult r = crashRun(server, client, dir, "vip", replicas, seed, count, i -> client.services().inNamespace(ns)
+          .resource(new ServiceBuilder().withNewMetadata().withName(prefix + i).endMetadata().withNewSpec()
               .withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
               .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create(),
           () -> {
@@ -119,12 +150,19 @@ class CrashRunIT {
     } finally {
       ReliabilityCleanup.services(client, ns);
       client.resources(org.ipamoperators.vip.api.IPGroup.class).withName(group).delete();
+      awaitReleased(client, "vip", ip -> ip.startsWith("198.18.10."));
+      awaitGone(() -> client.resources(org.ipamoperators.vip.api.IPGroup.class).withName(group).get());
     }
   }
 
   @Test
   void egressNamespacesSurviveSeededKillsWithoutADuplicateOrAChangedAddress(KubeApiServer server,
       KubernetesClient client, @TempDir Path dir) throws Exception {
+    eachSeed("egressip", dir, (seed, prefix, runDir) -> egress(server, client, runDir, seed, prefix));
+  }
+
+  private void egress(KubeApiServer server, KubernetesClient client, Path dir, long seed, String prefix)
+      throws Exception {
     client.nodes().resource(new NodeBuilder().withNewMetadata().withName("crash-w1")
         .addToLabels("crash-zone", "a").endMetadata().build()).create();
     EgressIPAM ipam = new EgressIPAM();
@@ -136,12 +174,12 @@ class CrashRunIT {
     client.resource(ipam).create();
     int count = 100;
     try {
-      RunResult r = crashRun(server, client, dir, "egressip", 1, count, i -> client.namespaces().resource(
-          new NamespaceBuilder().withNewMetadata().withName("crash-ns" + i).addToLabels("burst", "crash")
+      RunResult r = crashRun(server, client, dir, "egressip", 1, seed, count, i -> client.namespaces().resource(
+          new NamespaceBuilder().withNewMetadata().withName(prefix + "ns" + i).addToLabels("burst", prefix + "run")
               .addToAnnotations(EgressAnnotations.EGRESSIPAM, "crash").endMetadata().build()).create(),
           () -> {
             Map<String, List<String>> shown = new HashMap<>();
-            for (Namespace n : client.namespaces().withLabel("burst", "crash").list().getItems()) {
+            for (Namespace n : client.namespaces().withLabel("burst", prefix + "run").list().getItems()) {
               Map<String, String> a = n.getMetadata().getAnnotations();
               String ips = a == null ? null : a.get(EgressAnnotations.EGRESSIPS);
               if (ips != null && !ips.isBlank()) {
@@ -152,9 +190,11 @@ class CrashRunIT {
           }, ip -> ip.startsWith("198.18.11."));
       assertClean(r);
     } finally {
+      ReliabilityCleanup.namespaces(client, "burst", prefix + "run");
+      awaitReleased(client, "egressip", ip -> ip.startsWith("198.18.11."));
       client.resources(EgressIPAM.class).withName("crash").delete();
       client.nodes().withName("crash-w1").delete();
-      ReliabilityCleanup.namespaces(client, "burst", "crash");
+      awaitGone(() -> client.resources(EgressIPAM.class).withName("crash").get());
     }
   }
 
@@ -165,6 +205,11 @@ class CrashRunIT {
   @Test
   void keepalivedRouterIdsSurviveSeededKillsWithoutADuplicateOrAChangedId(KubeApiServer server,
       KubernetesClient client, @TempDir Path dir) throws Exception {
+    eachSeed("keepalived", dir, (seed, prefix, runDir) -> keepalived(server, client, runDir, seed, prefix));
+  }
+
+  private void keepalived(KubeApiServer server, KubernetesClient client, Path dir, long seed, String prefix)
+      throws Exception {
     String ns = client.getNamespace();
     client.nodes().resource(new NodeBuilder().withNewMetadata().withName("crash-k1")
         .addToLabels("crash-keepalived", ns).endMetadata().build()).create();
@@ -180,8 +225,8 @@ class CrashRunIT {
     }
     int count = 60;
     try {
-      RunResult r = crashRun(server, client, dir, "keepalived", 1, count, i -> client.services().inNamespace(ns)
-          .resource(new ServiceBuilder().withNewMetadata().withName("crash-k" + i)
+      RunResult r = crashRun(server, client, dir, "keepalived", 1, seed, count, i -> client.services().inNamespace(ns)
+          .resource(new ServiceBuilder().withNewMetadata().withName(prefix + "k" + i)
               .addToAnnotations(KeepalivedAnnotations.GROUP, ns + "/" + groups.get(i % 2)).endMetadata()
               .withNewSpec().withType("ClusterIP").withExternalIPs("198.18.17." + (i + 1))
               .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create(),
@@ -203,6 +248,10 @@ class CrashRunIT {
         client.resources(KeepalivedGroup.class).inNamespace(ns).withName(name).delete();
       }
       client.nodes().withName("crash-k1").delete();
+      awaitReleased(client, "keepalived", id -> true, List.of("/" + ns + "/"));
+      for (String name : groups) {
+        awaitGone(() -> client.resources(KeepalivedGroup.class).inNamespace(ns).withName(name).get());
+      }
     }
   }
 
@@ -214,6 +263,35 @@ class CrashRunIT {
     assertThat(r.kills()).isEqualTo(KILLS);
   }
 
+  private static void awaitReleased(KubernetesClient client, String controller,
+      java.util.function.Predicate<String> ours) {
+    awaitReleased(client, controller, ours, List.of());
+  }
+
+  /** With several seeds: waits until the next run can create an object of the same name. */
+  private static void awaitGone(java.util.function.Supplier<Object> get) {
+    if (SEEDS > 1) {
+      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> get.get() == null);
+    }
+  }
+
+  /**
+   * Waits until the ledger holds nothing of the run's (its operator still running), so that the next seed's run
+   * starts clean; a run whose deletes left claims behind fails here.
+   */
+  private static void awaitReleased(KubernetesClient client, String controller,
+      java.util.function.Predicate<String> ours, List<String> holders) {
+    if (SEEDS == 1) {
+      return; // nothing runs after it that its leftovers could confuse
+    }
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+        assertThat(ClusterFacts.read(client, Set.of(controller)).entries().stream()
+            .filter(e -> ours.test(e.resource().value()))
+            .filter(e -> holders.isEmpty() || holders.stream().anyMatch(h -> e.owner().contains(h)))
+            .map(Object::toString).toList())
+            .as("%s ledger entries left after the run's objects were deleted", controller).isEmpty());
+  }
+
   private interface Snapshot {
     Map<String, List<String>> read();
   }
@@ -223,10 +301,10 @@ class CrashRunIT {
    * killed {@link #KILLS} times at seeded moments and restarted; a watcher takes snapshots all along.
    */
   private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller,
-      int replicas, int count,
+      int replicas, long seed, int count,
       java.util.function.IntConsumer create, Snapshot snapshot, java.util.function.Predicate<String> ours)
       throws Exception {
-    return crashRun(server, client, dir, controller, replicas, count, create, snapshot, ours, List.of());
+    return crashRun(server, client, dir, controller, replicas, seed, count, create, snapshot, ours, List.of());
   }
 
   /**
@@ -234,9 +312,8 @@ class CrashRunIT {
    * other test's group may hold too).
    */
   private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller,
-      int replicas, int count, java.util.function.IntConsumer create, Snapshot snapshot,
+      int replicas, long seed, int count, java.util.function.IntConsumer create, Snapshot snapshot,
       java.util.function.Predicate<String> ours, List<String> holders) throws Exception {
-    long seed = SEED ^ controller.hashCode();
     Random random = new Random(seed);
     System.out.printf("[crash-run] %s replicas %d seed %d kills %d objects %d%n", controller, replicas, seed, KILLS,
         count);
