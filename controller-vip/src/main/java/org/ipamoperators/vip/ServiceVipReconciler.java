@@ -256,7 +256,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       // Gone from the API, so nothing shows its addresses any more: what this Service (this uid)
       // still holds goes. The event carries its last state.
       awaitIndex();
-      claimed(svc, owner).forEach((ip, under) -> drop(ip, under, owner, memberName(svc)));
+      holdingsToRelease(svc, owner).forEach((ip, under) -> drop(Ip.parse(ip), under, owner, memberName(svc)));
       metrics.pending(memberName(svc), false);
       return UpdateControl.noUpdate();
     }
@@ -529,7 +529,10 @@ public class ServiceVipReconciler implements Reconciler<Service> {
 
   /**
    * Everything the Service holds (from the index, and the addresses it shows whose claim the API
-   * server says is its own), by address: {@code ""} its own claim, else the sharing key.
+   * server says is its own or shared), by address: {@code ""} its own claim, else the sharing key.
+   * The shown addresses cover an index that lags: a member missing from the index's copy of a shared
+   * claim would otherwise stay a member until the sweep (leaving reads the claim from the API server
+   * and removes this Service's entry only).
    */
   private Map<String, String> holdingsToRelease(Service svc, ClaimOwner owner) {
     Map<String, String> out = new HashMap<>();
@@ -539,7 +542,13 @@ public class ServiceVipReconciler implements Reconciler<Service> {
         continue;
       }
       try {
-        ledger.get(Ip.parse(s)).filter(c -> ServiceOwners.same(owner, c.getSpec().owner())).ifPresent(c -> out.put(s, ""));
+        ledger.get(Ip.parse(s)).ifPresent(c -> {
+          if (ServiceOwners.same(owner, c.getSpec().owner())) {
+            out.put(s, "");
+          } else if (SharedClaims.isShared(c.getSpec().owner())) {
+            out.put(s, "shared");
+          }
+        });
       } catch (RuntimeException e) {
         // not an address of ours
       }
