@@ -93,7 +93,9 @@ class HelmChartTest {
     assertThat(vip.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");
     var egress = byName.get("test-egressip");
     assertThat(env(egress, "JAVA_TOOL_OPTIONS")).isEqualTo("-Xms32m -Xmx192m -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m"
-        + " -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError");
+        + " -XX:ReservedCodeCacheSize=32m -XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError"
+        + " -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40 -XX:NewRatio=3 -XX:TrimNativeHeapInterval=2000"
+        + " -Dsun.reflect.inflationThreshold=2147483647");
     assertThat(env(egress, "MALLOC_ARENA_MAX")).isEqualTo("2");
     assertThat(egress.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");
     // A controller's own setting wins over the chart-wide one, which still applies to the others.
