@@ -52,12 +52,16 @@ import org.junit.jupiter.api.Test;
 class EgressScaleBenchmark {
   private static final int NAMESPACES = Integer.getInteger("ipam.scale.namespaces", 1000);
   private static final int NODES = Integer.getInteger("ipam.scale.nodes", 50);
-  /** The operator's JVM flags, as the chart sets them (controllers.egressip.javaToolOptions; docs/benchmarks.md). */
+  /**
+   * The operator's JVM flags, as the chart sets them (controllers.egressip.javaToolOptions; docs/benchmarks.md),
+   * plus the common pool's parallelism that {@code ipam}'s main sets on 2 processors or fewer (this benchmark starts
+   * the controller without that main).
+   */
   static final String JVM = System.getProperty("ipam.scale.jvm",
       "-Xms32m -Xmx192m -XX:+UseSerialGC -XX:MaxMetaspaceSize=96m -XX:ReservedCodeCacheSize=32m "
       + "-XX:TieredStopAtLevel=1 -Xss512k -XX:+ExitOnOutOfMemoryError -XX:MinHeapFreeRatio=20 "
       + "-XX:MaxHeapFreeRatio=40 -XX:NewRatio=3 -XX:TrimNativeHeapInterval=2000 "
-      + "-Dsun.reflect.inflationThreshold=2147483647");
+      + "-Dsun.reflect.inflationThreshold=2147483647 -Djava.util.concurrent.ForkJoinPool.common.parallelism=2");
   private static final Pattern WRITE = Pattern.compile(
       "^apiserver_request_total\\{[^}]*verb=\"(POST|PUT|PATCH|DELETE|APPLY)\"[^}]*\\} ([0-9.e+]+)$", Pattern.MULTILINE);
 
