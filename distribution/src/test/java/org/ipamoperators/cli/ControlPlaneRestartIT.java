@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -144,40 +143,17 @@ class ControlPlaneRestartIT {
     ExecutorService creators = Executors.newFixedThreadPool(4);
     for (int i = from; i < from + count; i++) {
       int n = i;
-      creators.submit(() -> retry(() -> client.services().inNamespace(ns).resource(new ServiceBuilder()
+      creators.submit(() -> ControlPlaneBurst.retry(() -> client.services().inNamespace(ns).resource(new ServiceBuilder()
           .withNewMetadata().withName("restart-" + n).endMetadata().withNewSpec().withType("LoadBalancer")
           .withAllocateLoadBalancerNodePorts(false).addNewPort().withPort(80).withProtocol("TCP").endPort()
           .endSpec().build()).create()));
-      creators.submit(() -> retry(() -> client.namespaces().resource(new NamespaceBuilder().withNewMetadata()
+      creators.submit(() -> ControlPlaneBurst.retry(() -> client.namespaces().resource(new NamespaceBuilder().withNewMetadata()
           .withName("restart-ns" + n).addToLabels("burst", "restart")
           .addToAnnotations(EgressAnnotations.EGRESSIPAM, "restart").endMetadata().build())
           .create()));
     }
     creators.shutdown();
     assertThat(creators.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
-  }
-
-  private static void retry(Runnable create) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (true) {
-      try {
-        create.run();
-        return;
-      } catch (KubernetesClientException e) {
-        if (e.getCode() == 409) {
-          return; // an earlier try reached etcd before the outage cut its answer off
-        }
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        try {
-          Thread.sleep(500);
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
-    }
   }
 
   private static Map<String, List<String>> shown(KubernetesClient client, String ns) {
