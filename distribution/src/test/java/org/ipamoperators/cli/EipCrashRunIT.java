@@ -43,7 +43,8 @@ import software.amazon.awssdk.services.ec2.model.Filter;
  * after it; the repairs are counted and printed. Addresses are counted by cluster and namespace tag, and the
  * operator watches only this namespace: the "26 addresses for 24 Eips" of two earlier full runs were the addresses
  * of Eips another test (EipBadSettingsIT) had left in the shared apiserver, served by this test's operator, which
- * then watched every namespace. Seed: {@code -Dipam.reliability.seed}, kills: {@code -Dipam.reliability.kills} (3).
+ * then watched every namespace. Seed: {@code -Dipam.reliability.seed}, kills: {@code -Dipam.reliability.kills} (3),
+ * runs in a row: {@code -Dipam.reliability.seeds} (1; 3 in the long run).
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
@@ -52,6 +53,7 @@ import software.amazon.awssdk.services.ec2.model.Filter;
 class EipCrashRunIT {
   private static final int KILLS = Integer.getInteger("ipam.reliability.kills", 3);
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
+  private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
   private static final String CLUSTER = "crash-run";
   private final List<Process> processes = new ArrayList<>();
 
@@ -70,9 +72,27 @@ class EipCrashRunIT {
   @Test
   void eipsSurviveSeededKillsWithOneAddressEachAndNoLeak(KubeApiServer server, KubernetesClient client,
       MotoServer moto, Ec2Client ec2, @TempDir Path dir) throws Exception {
-    Random random = new Random(SEED);
+    // -Dipam.reliability.seeds=N: N runs in a row, seeds SEED, SEED+1, ..., each run's Eips named apart (the first
+    // run's as always) and its operator logs in a directory of its own; every run ends with its Eips deleted.
+    for (int k = 0; k < SEEDS; k++) {
+      System.out.printf("[crash-run] eip run %d of %d%n", k + 1, SEEDS);
+      try {
+        runOnce(SEED + k, k == 0 ? "crash-" : "crash-s" + k + "-", server, client, moto, ec2,
+            java.nio.file.Files.createDirectories(dir.resolve("seed-" + k)));
+      } finally {
+        for (Process p : processes) {
+          p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        processes.clear();
+      }
+    }
+  }
+
+  private void runOnce(long seed, String prefix, KubeApiServer server, KubernetesClient client, MotoServer moto,
+      Ec2Client ec2, Path dir) throws Exception {
+    Random random = new Random(seed);
     int count = 24;
-    System.out.printf("[crash-run] eip seed %d kills %d objects %d%n", SEED, KILLS, count);
+    System.out.printf("[crash-run] eip seed %d kills %d objects %d%n", seed, KILLS, count);
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
     String ns = client.getNamespace();
     SnapshotCheck checks = new SnapshotCheck();
@@ -99,7 +119,7 @@ class EipCrashRunIT {
       int n = i;
       creators.submit(() -> {
         Eip e = new Eip();
-        e.getMetadata().setName("crash-" + n);
+        e.getMetadata().setName(prefix + n);
         e.setSpec(EipSpec.of(EipSelector.pod("crash-pod-" + n)));
         client.resource(e).create();
       });
@@ -140,7 +160,7 @@ class EipCrashRunIT {
         .filter(e -> "DuplicateAddressReleased".equals(e.getReason()))
         .mapToLong(e -> e.getCount() == null ? 1 : e.getCount()).sum();
     String summary = String.format("seed %d, %d kills, %d snapshots, %d Eips, %d addresses, %d duplicates released",
-        SEED, KILLS, snapshots[0], count, ours(ec2, ns).size(), repaired);
+        seed, KILLS, snapshots[0], count, ours(ec2, ns).size(), repaired);
     System.out.println("[crash-run] eip " + summary);
     assertThat(checks.duplicates()).as(summary).isEmpty();
     assertThat(checks.changed()).as(summary).isEmpty();
