@@ -25,8 +25,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.core.audit.AuditOptions;
 import org.ipamoperators.core.audit.Finding;
@@ -84,22 +82,7 @@ class ControlPlaneRestartIT {
           "--namespace", ns, "--no-leader-election")) {
         run.awaitReady(port, "ok\n");
         SnapshotCheck snapshots = new SnapshotCheck();
-        AtomicBoolean watching = new AtomicBoolean(true);
-        AtomicInteger taken = new AtomicInteger();
-        Thread watcher = new Thread(() -> {
-          while (watching.get()) {
-            try {
-              snapshots.check(shown(client, ns));
-              taken.incrementAndGet();
-              Thread.sleep(150);
-            } catch (InterruptedException e) {
-              return;
-            } catch (RuntimeException e) {
-              // the control plane is down: the next snapshot comes when it is back
-            }
-          }
-        }, "restart-watcher");
-        watcher.start();
+        SnapshotWatcher watcher = SnapshotWatcher.start("restart-watcher", snapshots, () -> shown(client, ns));
 
         burst(client, ns, 0, perPhase);
         Duration apiserverDown = server.restartApiServer();
@@ -112,8 +95,7 @@ class ControlPlaneRestartIT {
         await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofSeconds(1)).failFast(run::assertRunning)
             .until(() -> shown(client, ns).size() == expected);
         Duration converged = Duration.between(start, Instant.now());
-        watching.set(false);
-        watcher.join(5_000);
+        watcher.stop();
         snapshots.check(shown(client, ns));
 
         List<Finding> findings = new ArrayList<>();
@@ -125,7 +107,7 @@ class ControlPlaneRestartIT {
           return findings.isEmpty();
         });
         String summary = String.format("apiserver down %d ms, etcd down %d ms, %d snapshots, converged %d ms "
-            + "after the last create", apiserverDown.toMillis(), etcdDown.toMillis(), taken.get(),
+            + "after the last create", apiserverDown.toMillis(), etcdDown.toMillis(), watcher.taken(),
             converged.toMillis());
         System.out.println("[control-plane-restart] " + summary);
         assertThat(snapshots.duplicates()).as(summary).isEmpty();

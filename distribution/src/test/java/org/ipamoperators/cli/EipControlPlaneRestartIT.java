@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
@@ -63,22 +61,7 @@ class EipControlPlaneRestartIT {
           .until(() -> output(dir).contains("caches synced"));
 
       SnapshotCheck snapshots = new SnapshotCheck();
-      AtomicBoolean watching = new AtomicBoolean(true);
-      AtomicInteger taken = new AtomicInteger();
-      Thread watcher = new Thread(() -> {
-        while (watching.get()) {
-          try {
-            snapshots.check(shown(client, ns));
-            taken.incrementAndGet();
-            Thread.sleep(150);
-          } catch (InterruptedException e) {
-            return;
-          } catch (RuntimeException e) {
-            // the control plane is down: the next snapshot comes when it is back
-          }
-        }
-      }, "eip-restart-watcher");
-      watcher.start();
+      SnapshotWatcher watcher = SnapshotWatcher.start("eip-restart-watcher", snapshots, () -> shown(client, ns));
 
       java.util.function.IntConsumer create = i -> {
         Eip e = new Eip();
@@ -105,8 +88,7 @@ class EipControlPlaneRestartIT {
             + out.substring(Math.max(0, out.length() - 3000)), e);
       }
       Duration converged = Duration.between(start, Instant.now());
-      watching.set(false);
-      watcher.join(5_000);
+      watcher.stop();
       snapshots.check(shown(client, ns));
 
       Set<String> allocations = new HashSet<>();
@@ -114,7 +96,7 @@ class EipControlPlaneRestartIT {
         allocations.add(e.getStatus().allocationId());
       }
       String summary = String.format("apiserver down %d ms, etcd down %d ms, %d snapshots, %d Eips, converged %d ms "
-          + "after the last create", apiserverDown.toMillis(), etcdDown.toMillis(), taken.get(), expected,
+          + "after the last create", apiserverDown.toMillis(), etcdDown.toMillis(), watcher.taken(), expected,
           converged.toMillis());
       System.out.println("[control-plane-restart] eip " + summary + ", " + ours(ec2).size() + " addresses in EC2");
       assertThat(snapshots.duplicates()).as(summary).isEmpty();

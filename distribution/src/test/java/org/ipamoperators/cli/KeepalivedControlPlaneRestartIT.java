@@ -16,8 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.core.audit.AuditOptions;
 import org.ipamoperators.core.audit.Finding;
@@ -73,22 +71,8 @@ class KeepalivedControlPlaneRestartIT {
           "--namespace", ns, "--no-leader-election")) {
         run.awaitReady(port, "ok\n");
         SnapshotCheck snapshots = new SnapshotCheck();
-        AtomicBoolean watching = new AtomicBoolean(true);
-        AtomicInteger taken = new AtomicInteger();
-        Thread watcher = new Thread(() -> {
-          while (watching.get()) {
-            try {
-              snapshots.check(shown(client, ns, groups));
-              taken.incrementAndGet();
-              Thread.sleep(150);
-            } catch (InterruptedException e) {
-              return;
-            } catch (RuntimeException e) {
-              // the control plane is down: the next snapshot comes when it is back
-            }
-          }
-        }, "keepalived-restart-watcher");
-        watcher.start();
+        SnapshotWatcher watcher = SnapshotWatcher.start("keepalived-restart-watcher", snapshots,
+            () -> shown(client, ns, groups));
 
         java.util.function.IntConsumer create = i -> client.services().inNamespace(ns).resource(new ServiceBuilder()
             .withNewMetadata().withName("restart-k" + i)
@@ -106,8 +90,7 @@ class KeepalivedControlPlaneRestartIT {
         await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofSeconds(1)).failFast(run::assertRunning)
             .until(() -> shown(client, ns, groups).size() == expected);
         Duration converged = Duration.between(start, Instant.now());
-        watching.set(false);
-        watcher.join(5_000);
+        watcher.stop();
         snapshots.check(shown(client, ns, groups));
 
         List<Finding> findings = new ArrayList<>();
@@ -123,7 +106,7 @@ class KeepalivedControlPlaneRestartIT {
           // asserted below, with what the audit saw last
         }
         String summary = String.format("apiserver down %d ms, etcd down %d ms, %d snapshots, %d router ids, "
-            + "converged %d ms after the last create", apiserverDown.toMillis(), etcdDown.toMillis(), taken.get(),
+            + "converged %d ms after the last create", apiserverDown.toMillis(), etcdDown.toMillis(), watcher.taken(),
             expected, converged.toMillis());
         System.out.println("[control-plane-restart] keepalived " + summary);
         assertThat(snapshots.duplicates()).as(summary).isEmpty();
