@@ -356,9 +356,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       Ingress.Held held = new Ingress.Held(h.heldUnder().keySet());
       last = new Settled(plan, h, held);
       List<Holding> work = h.work(plan, request);
-      if (work.isEmpty() || plan.problems().stream().anyMatch(VipProblem::blocking)) {
-        // A plan that leaves the Service without an address publishes nothing: claiming the rest of
-        // it would hold addresses nobody shows for as long as the Service waits.
+      if (work.isEmpty()) {
         return last;
       }
       Map<Ip, ClaimIndex.Reservation> reserved = new HashMap<>();

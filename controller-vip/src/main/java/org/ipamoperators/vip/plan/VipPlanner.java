@@ -200,6 +200,12 @@ public final class VipPlanner {
       }
       allocate(ctx, family, optional, problems).ifPresent(x -> claim.put(family, x));
     }
+    if (problems.stream().anyMatch(VipProblem::blocking)) {
+      // A Service left without an address gets nothing new either (as with an unusable request above):
+      // claiming the rest would hold addresses nobody shows for as long as it waits. It keeps what it holds.
+      List<Ip> ingress = all.stream().filter(keep::containsKey).map(f -> keep.get(f).ip()).toList();
+      return new VipPlan(List.copyOf(keep.values()), List.of(), release, problems, ingress);
+    }
     List<Ip> ingress = new ArrayList<>();
     for (IpFamily f : all) {
       if (claim.containsKey(f)) {

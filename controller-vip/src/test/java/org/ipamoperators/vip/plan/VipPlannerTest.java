@@ -48,6 +48,16 @@ class VipPlannerTest {
   }
 
   @Test
+  void aServiceThatCannotHaveEveryFamilyClaimsNoneOfThem() {
+    GroupInfo ds = group("ds", List.of("192.0.2.0/29", "2001:db8:1::/126"), null, null, null, null);
+    VipPlan p = VipPlanner.plan(svc("a", null, List.of(), List.of(IpFamily.IPV4, IpFamily.IPV6)), List.of(ds),
+        List.of(), taken("2001:db8:1::1", "2001:db8:1::2", "2001:db8:1::3"));
+    assertThat(p.problems()).extracting(VipProblem::reason).contains(VipProblem.Reason.PoolExhausted);
+    assertThat(p.toClaim()).as("no free IPv4 address claimed while IPv6 is exhausted").isEmpty();
+    assertThat(p.ingress()).isEmpty();
+  }
+
+  @Test
   void aChangedRequestMovesToTheNewAddressAndReleasesTheOldOneOnlyAfterwards() {
     GroupInfo p1 = group("p1", "192.0.2.0/24", null);
     Holding old = new Holding(Ip.parse("192.0.2.9"), "ipgroup/p1");
