@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import org.ipamoperators.controller.common.ledger.ClaimNames;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.controller.common.ledger.IPClaimSpec;
@@ -108,14 +109,17 @@ final class SharedClaims {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       IPClaim c = client.resources(IPClaim.class).withName(name).get();
       if (c == null) {
-        Map<String, String> labels = new TreeMap<>();
-        labels.put(ClusterLedger.LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()));
-        labels.put(ClusterLedger.LABEL_POOL, ClaimNames.labelValue(pool));
+        Map<String, String> labels = new TreeMap<>(ClusterLedger.labels(ip, pool, owner));
         labels.put(LABEL_KEY, ClaimNames.labelValue(key));
         IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), labels);
         wanted.getMetadata().setAnnotations(new HashMap<>(Map.of(VipAnnotations.SHARING_MEMBERS, json(List.of(member)))));
         try {
           IPClaim created = client.resource(wanted).create();
+          // The same check as every claim's: an IPBlock entry written meanwhile keeps the address.
+          ClaimResult checked = new ClusterLedger(client).checkBlock(ip, owner, created);
+          if (checked.outcome() != ClaimResult.Outcome.CLAIMED) {
+            return new Joined(Outcome.HELD_BY_OTHER, ip + " is held by " + checked.holder().describe(), null);
+          }
           index.created(created);
           return new Joined(Outcome.CREATED, null, created);
         } catch (KubernetesClientException e) {

@@ -55,8 +55,13 @@ public final class BlockLedger {
   public static final int MAX_ATTEMPTS = 10;
   /** Longest time spent on one block's conflicts. */
   public static final Duration MAX_WAIT = Duration.ofSeconds(60);
-  /** Up to this many new addresses are checked with a GET each; more with one LIST of the IPClaims. */
-  static final int GET_CHECKS = 16;
+  /**
+   * Up to this many new addresses are checked with a GET each; more with LISTs of the IPClaims of
+   * their blocks ({@link #claimsThatMayHold}).
+   */
+  static final int GET_CHECKS = 4;
+  /** Block names per label-selector LIST, so a request line stays short. */
+  static final int BLOCKS_PER_LIST = 40;
   private static final Logger LOG = LoggerFactory.getLogger(BlockLedger.class);
 
   private final KubernetesClient client;
@@ -158,9 +163,7 @@ public final class BlockLedger {
         }
       } else {
         Map<String, IPClaim> byName = new HashMap<>();
-        for (IPClaim c : client.resources(IPClaim.class).list().getItems()) {
-          byName.put(c.getMetadata().getName(), c);
-        }
+        claimsThatMayHold(fresh).forEach(c -> byName.put(c.getMetadata().getName(), c));
         for (BlockRequest r : fresh) {
           IPClaim c = byName.get(ClaimNames.of(r.ip()));
           if (c != null) {
@@ -201,6 +204,24 @@ public final class BlockLedger {
             holder));
       }
     }
+  }
+
+  /**
+   * Every IPClaim that may hold one of these addresses, read from the API server: the claims labelled
+   * with one of their blocks, and the claims without a block label (made before claims carried one).
+   * A claim's labels are written with its creation, so a claim created before these reads is in one
+   * of the two answers; one created after them finds this writer's entry in its own check. The cost
+   * follows the blocks touched (and the unlabelled claims left), not every IPClaim in the cluster.
+   */
+  private List<IPClaim> claimsThatMayHold(List<BlockRequest> fresh) {
+    List<String> blockNames = fresh.stream().map(r -> BlockNames.of(r.ip())).distinct().sorted().toList();
+    List<IPClaim> out = new ArrayList<>();
+    for (int i = 0; i < blockNames.size(); i += BLOCKS_PER_LIST) {
+      String[] some = blockNames.subList(i, Math.min(blockNames.size(), i + BLOCKS_PER_LIST)).toArray(String[]::new);
+      out.addAll(client.resources(IPClaim.class).withLabelIn(ClusterLedger.LABEL_BLOCK, some).list().getItems());
+    }
+    out.addAll(client.resources(IPClaim.class).withoutLabel(ClusterLedger.LABEL_BLOCK).list().getItems());
+    return out;
   }
 
   /** Claims one address (a block write of its own). */

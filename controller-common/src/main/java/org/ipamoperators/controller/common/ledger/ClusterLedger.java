@@ -24,6 +24,11 @@ import org.ipamoperators.core.ledger.Claim;
 public final class ClusterLedger {
   public static final String LABEL_CONTROLLER = "ipam.ipamoperators.org/controller";
   public static final String LABEL_POOL = "ipam.ipamoperators.org/pool";
+  /**
+   * The IPBlock the claimed address falls in ({@link BlockNames#of}), so the block writer's check can
+   * read the claims of the blocks it touched instead of every claim.
+   */
+  public static final String LABEL_BLOCK = "ipam.ipamoperators.org/block";
 
   private final KubernetesClient client;
 
@@ -52,8 +57,7 @@ public final class ClusterLedger {
   public ClaimResult claim(Ip ip, String pool, ClaimOwner owner, Map<String, String> labels) {
     String name = ClaimNames.of(ip);
     Map<String, String> all = new java.util.TreeMap<>(labels);
-    all.put(LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()));
-    all.put(LABEL_POOL, ClaimNames.labelValue(pool));
+    all.putAll(labels(ip, pool, owner));
     for (int attempt = 0; attempt < ClaimAttempts.MAX; attempt++) {
       IPClaim wanted = IPClaim.of(name, new IPClaimSpec(ip.toString(), pool, owner), all);
       IPClaim created;
@@ -79,14 +83,22 @@ public final class ClusterLedger {
     throw new ClaimAttempts.ContendedException("IPClaim " + name);
   }
 
+  /** The labels every claim carries: its controller, its pool and the IPBlock its address falls in. */
+  public static Map<String, String> labels(Ip ip, String pool, ClaimOwner owner) {
+    return Map.of(LABEL_CONTROLLER, ClaimNames.labelValue(owner.controller()),
+        LABEL_POOL, ClaimNames.labelValue(pool),
+        LABEL_BLOCK, BlockNames.of(ip));
+  }
+
   /**
    * The claimer's side of the two-sided check with the block ledger ({@link BlockLedger}): after
    * the create, the address's IPBlock is read from the API server; when it has an entry for the
    * address, the block writer may not have seen this claim, so this claim is deleted and the address
    * counts as taken. A failed read deletes the claim too (an unchecked claim must not stand) and
-   * the error propagates, so the caller retries.
+   * the error propagates, so the caller retries. Public for callers that create claims of their own
+   * shape (shared addresses); every created claim must pass through it.
    */
-  private ClaimResult checkBlock(Ip ip, ClaimOwner owner, IPClaim created) {
+  public ClaimResult checkBlock(Ip ip, ClaimOwner owner, IPClaim created) {
     IPBlockEntry entry;
     try {
       IPBlock block = client.resources(IPBlock.class).withName(BlockNames.of(ip)).get();

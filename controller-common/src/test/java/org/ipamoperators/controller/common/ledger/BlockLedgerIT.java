@@ -187,6 +187,86 @@ class BlockLedgerIT {
   }
 
   /**
+   * More than {@link BlockLedger#GET_CHECKS} new addresses are checked with LISTs selected by block
+   * label: a claim made by {@link ClusterLedger} (labelled with its block) and a claim made before
+   * claims carried that label both make the block writer back off.
+   */
+  @Test
+  void aLargeGroupBacksOffFromLabelledAndUnlabelledIPClaims(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    List<Ip> ips = range("203.0.113.0", 20);
+    Ip labelled = ips.get(3);
+    Ip unlabelled = ips.get(11);
+    assertThat(new ClusterLedger(client).claim(labelled, "ipgroup/default/lb", service("labelled")).outcome())
+        .isEqualTo(ClaimResult.Outcome.CLAIMED);
+    assertThat(client.resources(IPClaim.class).withName(ClaimNames.of(labelled)).get().getMetadata().getLabels())
+        .containsEntry(ClusterLedger.LABEL_BLOCK, "203.0.113.0-26");
+    client.resources(IPClaim.class).resource(IPClaim.of(ClaimNames.of(unlabelled),
+        new IPClaimSpec(unlabelled.toString(), "ipgroup/default/lb", service("older")), Map.of())).create();
+
+    Map<Ip, BlockClaim> got = new BlockLedger(client).claimAll(ips.stream()
+        .map(ip -> new BlockRequest(ip, POOL, ns("large-group"), "allocated")).toList());
+
+    assertThat(got.get(labelled).outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    assertThat(got.get(labelled).holder().name()).isEqualTo("labelled");
+    assertThat(got.get(unlabelled).outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    assertThat(got.get(unlabelled).holder().name()).isEqualTo("older");
+    assertThat(got.values()).filteredOn(r -> r.outcome() == BlockClaim.Outcome.CLAIMED).hasSize(18);
+    BlockLedger check = new BlockLedger(client);
+    assertThat(check.entry(labelled)).as("withdrawn").isNull();
+    assertThat(check.entry(unlabelled)).as("withdrawn").isNull();
+    assertThat(check.entry(ips.get(0)).owner().name()).isEqualTo("large-group");
+  }
+
+  /**
+   * The race of {@link #blockWriterAndIPClaimCreatorNeverBothWin} with the LIST check: a block writer
+   * claims a group of addresses in one call while an IPClaim creator claims the same addresses one by
+   * one. No address ever ends with both an entry and a claim, nor with one that its claimer lost.
+   */
+  @Test
+  void aLargeGroupAndIPClaimCreatorsNeverBothWin(KubeApiServer server) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    KubernetesClient blockClient = server.newClient();
+    KubernetesClient claimClient = server.newClient();
+    KubernetesClient check = server.newClient();
+    try {
+      for (int round = 0; round < 4; round++) {
+        List<Ip> ips = range("203.0.113." + (64 + round * 12), 12);
+        CyclicBarrier start = new CyclicBarrier(2);
+        Future<Map<Ip, BlockClaim>> b = pool.submit(() -> {
+          start.await();
+          return new BlockLedger(blockClient).claimAll(ips.stream()
+              .map(ip -> new BlockRequest(ip, POOL, ns("group-racer"), "allocated")).toList());
+        });
+        Future<Map<Ip, Boolean>> c = pool.submit(() -> {
+          start.await();
+          Map<Ip, Boolean> won = new HashMap<>();
+          ClusterLedger claims = new ClusterLedger(claimClient);
+          for (Ip ip : ips) {
+            won.put(ip, claims.claim(ip, "ipgroup/default/lb", service("one-by-one")).ours());
+          }
+          return won;
+        });
+        Map<Ip, BlockClaim> blockResults = b.get();
+        Map<Ip, Boolean> claimResults = c.get();
+        for (Ip ip : ips) {
+          boolean entryStands = new BlockLedger(check).entry(ip) != null;
+          boolean claimStands = check.resources(IPClaim.class).withName(ClaimNames.of(ip)).get() != null;
+          assertThat(blockResults.get(ip).ours() && claimResults.get(ip)).as("%s won by both", ip).isFalse();
+          assertThat(entryStands && claimStands).as("%s held by a block entry and an IPClaim", ip).isFalse();
+          assertThat(entryStands).as("%s entry", ip).isEqualTo(blockResults.get(ip).ours());
+          assertThat(claimStands).as("%s claim", ip).isEqualTo(claimResults.get(ip));
+        }
+      }
+    } finally {
+      pool.shutdownNow();
+      blockClient.close();
+      claimClient.close();
+      check.close();
+    }
+  }
+
+  /**
    * A real race, many times: for each address a block writer and an IPClaim creator start together
    * on separate clients. Both may back off; never do both win, and whoever won is what the cluster
    * shows (exactly one of the entry and the claim stands, or neither).
