@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * only when the API server confirms its Service is gone, or is another Service of the same name by
  * now (another uid). The claim of a Service that exists but is not cached is kept.
  */
-@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml"})
+@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml"})
 class OrphanSweepIT {
   @Test
   void aClaimIsReleasedOnlyWhenTheApiServerConfirmsItsServiceIsGone(KubernetesClient client) {

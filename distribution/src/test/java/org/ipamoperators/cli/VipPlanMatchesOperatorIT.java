@@ -33,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * LoadBalancer Service of the example must show exactly the addresses the plan gave it.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class VipPlanMatchesOperatorIT {
   private static final Path EXAMPLE = Path.of("..", "examples", "vip-objects.yaml");

@@ -9,9 +9,10 @@ import org.ipamoperators.testsupport.moto.MotoTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
-/** What every controller-eip IT stands on: the real apiserver with the Eip and IPClaim CRDs, moto, and a fresh world. */
+/** What every controller-eip IT stands on: the real apiserver with the Eip, IPClaim and IPBlock CRDs (as the chart installs them), moto, and a fresh world. */
 @KubeApiTest(crds = {"META-INF/fabric8/eips.materialize.cloud-v1.yml",
-    "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml"})
+    "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml"})
 @MotoTest
 abstract class EipIT {
   static final Duration WAIT = Duration.ofSeconds(30);

@@ -56,7 +56,8 @@ import software.amazon.awssdk.services.ec2.model.Address;
  * -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dipam.scale.pods=N]}.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/eips.materialize.cloud-v1.yml",
-    "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml"})
+    "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml"})
 @MotoTest
 class EipScaleBenchmark {
   private static final int PODS = Integer.getInteger("ipam.scale.pods", 200);

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.TestFactory;
  * throws. The cases live in the files only.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class BadInputCorpusIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

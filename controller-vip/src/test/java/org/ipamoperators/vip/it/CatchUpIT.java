@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * shown by two Services, for as long as the queue took to come back to them.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class CatchUpIT {
   private static final int SERVICES = Integer.getInteger("ipam.catchup.services", 1000);

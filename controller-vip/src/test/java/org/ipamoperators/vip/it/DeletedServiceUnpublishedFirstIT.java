@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * had its claim released while its finalizer still kept it, address shown, in the API.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class DeletedServiceUnpublishedFirstIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

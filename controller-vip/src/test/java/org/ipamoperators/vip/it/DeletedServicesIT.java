@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * exists but is not in the cache is kept: {@code OrphanSweepIT}.)
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class DeletedServicesIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

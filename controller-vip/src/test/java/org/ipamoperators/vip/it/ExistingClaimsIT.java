@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * Service keeps its address.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class ExistingClaimsIT {
   @Test

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /** IPGroup admission, defaults and status; LoadBalancer classes. */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class IPGroupIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * API server.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class MetricsAndEditsIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

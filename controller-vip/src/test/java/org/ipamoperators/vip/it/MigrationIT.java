@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * migrated by the {@code virtualips.paas.org/migrate} annotation.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml", "crds/ips.paas.org.yaml", "crds/virtualips.paas.org.yaml"})
 class MigrationIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

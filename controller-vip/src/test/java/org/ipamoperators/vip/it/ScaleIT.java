@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * ServiceCIDR and, playing kube-controller-manager's part, marks it Ready.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class ScaleIT {
   private static final int SERVICES = 500;

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * server. Addresses are data only (documentation ranges); nothing carries traffic.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class ServiceVipIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * only, and the address is released when the last Service leaves.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class SharingIT {
   private static final Duration WAIT = Duration.ofSeconds(30);

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * published a 21st address that nobody had claimed.)
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class UnclaimedNeverPublishedIT {
   private static final String CLAIMS = "/apis/ipam.ipamoperators.org/v1alpha1/ipclaims";
