@@ -303,6 +303,79 @@ class AwsEgressIT {
     assertThat(cluster.egressIps("ns1")).isEqualTo(ip); // the namespace's address never changed
   }
 
+  /**
+   * Seeded EC2 faults (throttling, 503 and 500 on the calls the operator makes, beyond the SDK's own
+   * retries) while twelve namespaces opt in, four opt out and a node fails. Once the faults are used
+   * up: every namespace left has one address per CIDR, each on exactly one ENI (of a Ready node, in
+   * its zone) and in that node's HostSubnet, tagged as ours; no address is on an ENI that no namespace
+   * holds; no address has two namespaces. {@code -Dipam.reliability.seed=N} replays the faults drawn.
+   */
+  @Test
+  void seededCloudFaultsDuringABurstLeaveEveryAddressOnExactlyOneEni() {
+    long seed = Long.getLong("ipam.reliability.seed", System.nanoTime());
+    org.slf4j.LoggerFactory.getLogger(AwsEgressIT.class).info("[cloud-faults] aws seed {}", seed);
+    java.util.Random random = new java.util.Random(seed);
+    List<String> nodes = List.of("a1", "a2", "b1", "b2");
+    nodes.forEach(n -> worker(n, n.substring(0, 1), n.startsWith("a") ? subnetA : subnetB, "m5.large"));
+    List<String> calls = List.of("AssignPrivateIpAddresses", "UnassignPrivateIpAddresses", "DescribeNetworkInterfaces",
+        "DescribeInstances", "CreateTags", "DeleteTags");
+    FaultProxy.Fault[] kinds = FaultProxy.Fault.values();
+    Runnable someFaults = () -> {
+      for (int i = 0; i < 4; i++) {
+        proxy.inject(calls.get(random.nextInt(calls.size())), null, kinds[random.nextInt(kinds.length)],
+            1 + random.nextInt(12));
+      }
+    };
+    String ipam = cluster.n("cf");
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"), cidr(CIDR_B, "b"));
+    someFaults.run();
+    for (int i = 0; i < 12; i++) {
+      cluster.namespace("ns" + i, ipam, null);
+    }
+    await().atMost(WAIT).until(() -> cluster.egressIps("ns0") != null);
+    someFaults.run();
+    for (int i = 0; i < 4; i++) {
+      cluster.annotate("ns" + i, org.ipamoperators.egressip.api.EgressAnnotations.EGRESSIPAM, null);
+    }
+    cluster.setReady("a1", false);
+    someFaults.run();
+
+    await().atMost(Duration.ofSeconds(180)).untilAsserted(() -> {
+      Map<String, String> holder = new HashMap<>();
+      for (int i = 4; i < 12; i++) {
+        String ips = cluster.egressIps("ns" + i);
+        assertThat(ips).as("ns%d", i).isNotNull();
+        String[] two = ips.split(",");
+        assertThat(two).hasSize(2);
+        assertThat(IpRange.parse(CIDR_A).contains(Ip.parse(two[0]))).isTrue();
+        assertThat(IpRange.parse(CIDR_B).contains(Ip.parse(two[1]))).isTrue();
+        for (String ip : two) {
+          assertThat(holder.put(ip, "ns" + i)).as("%s has two namespaces", ip).isNull();
+        }
+      }
+      for (int i = 0; i < 4; i++) {
+        assertThat(cluster.egressIps("ns" + i)).as("ns%d opted out", i).isNull();
+      }
+      Map<String, List<String>> onEnis = new HashMap<>();
+      for (String n : nodes) {
+        assertThat(ownedTags(n)).as("tags of %s", n).isEqualTo(onEni(n));
+        onEni(n).forEach(ip -> onEnis.computeIfAbsent(ip, k -> new java.util.ArrayList<>()).add(n));
+      }
+      assertThat(onEnis.keySet()).as("on an ENI, and only those").isEqualTo(holder.keySet());
+      Map<String, List<String>> hosted = cluster.hostedAnywhere();
+      for (var e : onEnis.entrySet()) {
+        assertThat(e.getValue()).as("ENIs holding %s", e.getKey()).hasSize(1).doesNotContain("a1");
+        assertThat(hosted.get(e.getKey())).as("HostSubnets of %s", e.getKey()).containsExactly(cluster.n(e.getValue().get(0)));
+      }
+      assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
+    });
+    Map<String, Long> byCall = new java.util.TreeMap<>();
+    proxy.injected().forEach(f -> byCall.merge(f, 1L, Long::sum));
+    org.slf4j.LoggerFactory.getLogger(AwsEgressIT.class).info("[cloud-faults] aws seed {}: {} faults injected {}",
+        seed, proxy.injected().size(), byCall);
+    assertThat(proxy.injected()).as("faults reached the operator").isNotEmpty();
+  }
+
   @Test
   void throttlingPastTheSdksRetriesIsReportedAndTheNextReconcileFinishesTheWork() {
     worker("a1", "a", subnetA, "m5.large");
