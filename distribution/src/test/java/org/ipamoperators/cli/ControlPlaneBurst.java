@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
 /**
@@ -25,6 +30,54 @@ final class ControlPlaneBurst {
     }
     creators.shutdown();
     assertThat(creators.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
+  }
+
+  /**
+   * {@code n} seeded points of a burst of {@code count}: sorted, distinct, between a tenth and nine tenths of the
+   * way, at least {@code count / (4 n)} apart so that each outage meets the burst in a new state.
+   */
+  static int[] points(Random random, int count, int n) {
+    int from = count / 10;
+    int span = count * 8 / 10;
+    int gap = Math.max(1, count / (4 * n));
+    int[] at = new int[n];
+    for (int k = 0; k < n; k++) {
+      int low = k == 0 ? from : at[k - 1] + gap;
+      int high = from + span - (n - 1 - k) * gap;
+      at[k] = low + random.nextInt(Math.max(1, high - low));
+    }
+    return at;
+  }
+
+  /**
+   * Objects 0 to {@code count - 1} as {@link #burst}, while outage k runs (on the caller's thread, the burst going
+   * on) once {@code at[k]} objects have been created; waits for each point at most two minutes. Returns how long
+   * each outage took.
+   */
+  static List<Duration> burstWithOutages(int count, IntConsumer create, int[] at, List<Callable<Duration>> outages)
+      throws Exception {
+    assertThat(at).hasSameSizeAs(outages.toArray());
+    AtomicInteger created = new AtomicInteger();
+    ExecutorService creators = Executors.newFixedThreadPool(4);
+    for (int i = 0; i < count; i++) {
+      int n = i;
+      creators.submit(() -> {
+        retry(() -> create.accept(n));
+        created.incrementAndGet();
+      });
+    }
+    creators.shutdown();
+    List<Duration> took = new ArrayList<>();
+    for (int k = 0; k < at.length; k++) {
+      long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+      while (created.get() < at[k] && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(created.get()).as("objects created before outage %d", k + 1).isGreaterThanOrEqualTo(at[k]);
+      took.add(outages.get(k).call());
+    }
+    assertThat(creators.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
+    return took;
   }
 
   static void retry(Runnable create) {
