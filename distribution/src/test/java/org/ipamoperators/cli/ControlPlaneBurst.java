@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
 
 /**
  * Creates a burst of objects while the control plane may be down: 4 threads, and a create that meets the outage
@@ -78,6 +79,28 @@ final class ControlPlaneBurst {
     }
     assertThat(creators.awaitTermination(3, TimeUnit.MINUTES)).isTrue();
     return took;
+  }
+
+  /** What {@link #seededOutages} did: how long each part of the control plane was down, and at which points. */
+  record Outages(Duration apiserverDown, Duration etcdDown, String where) {}
+
+  /**
+   * Objects 0 to {@code count - 1} as {@link #burst}, while kube-apiserver is restarted and etcd is SIGKILLed and
+   * started again, in an order and at points of the burst drawn from {@code seed} (printed, so that it replays).
+   */
+  static Outages seededOutages(KubeApiServer server, long seed, int count, IntConsumer create, String label)
+      throws Exception {
+    Random random = new Random(seed);
+    boolean etcdFirst = random.nextBoolean();
+    int[] at = points(random, count, 2);
+    String where = String.format("seed %d: %s after %d creates, %s after %d", seed,
+        etcdFirst ? "etcd kill" : "apiserver restart", at[0], etcdFirst ? "apiserver restart" : "etcd kill", at[1]);
+    System.out.println("[control-plane-restart] " + label + " " + where);
+    Callable<Duration> apiserver = server::restartApiServer;
+    Callable<Duration> etcd = server::killEtcd;
+    List<Duration> down = burstWithOutages(count, create, at,
+        etcdFirst ? List.of(etcd, apiserver) : List.of(apiserver, etcd));
+    return new Outages(down.get(etcdFirst ? 1 : 0), down.get(etcdFirst ? 0 : 1), where);
   }
 
   static void retry(Runnable create) {

@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import org.ipamoperators.core.audit.Finding;
 import org.ipamoperators.testsupport.LoopbackPorts;
@@ -54,19 +53,7 @@ class ControlPlaneRestartIT {
         SnapshotCheck snapshots = new SnapshotCheck();
         SnapshotWatcher watcher = SnapshotWatcher.start("restart-watcher", snapshots, () -> shown(client, ns));
 
-        // Seeded: which goes down first and after how many of the burst's creates.
-        Random random = new Random(SEED);
-        boolean etcdFirst = random.nextBoolean();
-        int[] at = ControlPlaneBurst.points(random, total, 2);
-        System.out.printf("[control-plane-restart] seed %d: %s after %d creates, %s after %d%n", SEED,
-            etcdFirst ? "etcd kill" : "apiserver restart", at[0], etcdFirst ? "apiserver restart" : "etcd kill",
-            at[1]);
-        java.util.concurrent.Callable<Duration> apiserver = server::restartApiServer;
-        java.util.concurrent.Callable<Duration> etcd = server::killEtcd;
-        List<Duration> down = ControlPlaneBurst.burstWithOutages(total, i -> create(client, ns, i), at,
-            etcdFirst ? List.of(etcd, apiserver) : List.of(apiserver, etcd));
-        Duration apiserverDown = down.get(etcdFirst ? 1 : 0);
-        Duration etcdDown = down.get(etcdFirst ? 0 : 1);
+        ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, SEED, total, i -> create(client, ns, i), "egressip,vip");
 
         Instant start = Instant.now();
         int expected = total;
@@ -78,8 +65,9 @@ class ControlPlaneRestartIT {
 
         List<Finding> findings = LedgerFindings.settled(client, Set.of("egressip", "vip"), f -> true,
             Duration.ofSeconds(60));
-        String summary = String.format("seed %d, apiserver down %d ms, etcd down %d ms, %d snapshots, converged "
-            + "%d ms after the last create", SEED, apiserverDown.toMillis(), etcdDown.toMillis(), watcher.taken(),
+        String summary = String.format("%s, apiserver down %d ms, etcd down %d ms, %d snapshots, converged "
+            + "%d ms after the last create", down.where(), down.apiserverDown().toMillis(),
+            down.etcdDown().toMillis(), watcher.taken(),
             converged.toMillis());
         System.out.println("[control-plane-restart] " + summary);
         assertThat(snapshots.duplicates()).as(summary).isEmpty();

@@ -56,19 +56,7 @@ class KeepalivedControlPlaneRestartIT {
 
         java.util.function.IntConsumer create = i -> ReliabilityFixtures.keepalivedService(client, ns,
             "restart-k" + i, groups.get(i % 2), "198.18.21." + (i + 1));
-        // Seeded: which goes down first and after how many of the burst's creates.
-        java.util.Random random = new java.util.Random(SEED);
-        boolean etcdFirst = random.nextBoolean();
-        int[] at = ControlPlaneBurst.points(random, total, 2);
-        System.out.printf("[control-plane-restart] keepalived seed %d: %s after %d creates, %s after %d%n", SEED,
-            etcdFirst ? "etcd kill" : "apiserver restart", at[0], etcdFirst ? "apiserver restart" : "etcd kill",
-            at[1]);
-        java.util.concurrent.Callable<Duration> apiserver = server::restartApiServer;
-        java.util.concurrent.Callable<Duration> etcd = server::killEtcd;
-        List<Duration> down = ControlPlaneBurst.burstWithOutages(total, create, at,
-            etcdFirst ? List.of(etcd, apiserver) : List.of(apiserver, etcd));
-        Duration apiserverDown = down.get(etcdFirst ? 1 : 0);
-        Duration etcdDown = down.get(etcdFirst ? 0 : 1);
+        ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, SEED, total, create, "keepalived");
 
         Instant start = Instant.now();
         int expected = total;
@@ -80,8 +68,9 @@ class KeepalivedControlPlaneRestartIT {
 
         List<Finding> findings = LedgerFindings.settled(client, Set.of("keepalived"), f -> true,
             Duration.ofSeconds(60));
-        String summary = String.format("seed %d, apiserver down %d ms, etcd down %d ms, %d snapshots, %d router "
-            + "ids, converged %d ms after the last create", SEED, apiserverDown.toMillis(), etcdDown.toMillis(), watcher.taken(),
+        String summary = String.format("%s, apiserver down %d ms, etcd down %d ms, %d snapshots, %d router "
+            + "ids, converged %d ms after the last create", down.where(), down.apiserverDown().toMillis(),
+            down.etcdDown().toMillis(), watcher.taken(),
             expected, converged.toMillis());
         System.out.println("[control-plane-restart] keepalived " + summary);
         assertThat(snapshots.duplicates()).as(summary).isEmpty();
