@@ -3,21 +3,11 @@ package org.ipamoperators.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,20 +16,10 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.ipamoperators.cli.audit.ClusterFacts;
-import org.ipamoperators.core.audit.AuditOptions;
-import org.ipamoperators.core.audit.AuditReport;
 import org.ipamoperators.core.audit.Finding;
-import org.ipamoperators.core.audit.LedgerAudit;
-import org.ipamoperators.egressip.api.CIDRAssignment;
-import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
-import org.ipamoperators.egressip.api.EgressIPAMSpec;
-import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
-import org.ipamoperators.keepalived.api.KeepalivedGroupSpec;
-import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
@@ -68,14 +48,11 @@ class CrashRunIT {
   /** A given seed is the first run's seed as printed; without one, each controller draws its own. */
   private static final Long GIVEN_SEED = Long.getLong("ipam.reliability.seed");
   private static final long DRAWN_SEED = System.nanoTime();
-  private final List<Process> processes = new ArrayList<>();
+  private final Replicas replicas = new Replicas();
 
   @AfterEach
   void stop() throws Exception {
-    for (Process p : processes) {
-      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
-    processes.clear();
+    replicas.close();
   }
 
   /** One crash run of a test, with its seed and the names its objects take. */
@@ -122,30 +99,13 @@ class CrashRunIT {
   private void vip(KubeApiServer server, KubernetesClient client, Path dir, int replicas, long seed, String prefix)
       throws Exception {
     String group = "crash-vips";
-    GenericKubernetesResource g = new GenericKubernetesResource();
-    g.setApiVersion("paas.org/v1");
-    g.setKind("IPGroup");
-    g.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(group).build());
-    g.setAdditionalProperty("spec", Map.of("segment", "198.18.10.0/24"));
-    client.resource(g).create();
+    ReliabilityFixtures.ipGroup(client, group, "198.18.10.0/24");
     String ns = client.getNamespace();
     int count = 120;
     try {
-      RunResult r = crashRun(server, client, dir, "vip", replicas, seed, count, i -> client.services().inNamespace(ns)
-          .resource(new ServiceBuilder().withNewMetadata().withName(prefix + i).endMetadata().withNewSpec()
-              .withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
-              .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create(),
-          () -> {
-            Map<String, List<String>> shown = new HashMap<>();
-            for (Service s : client.services().inNamespace(ns).list().getItems()) {
-              if (s.getStatus() != null && s.getStatus().getLoadBalancer() != null
-                  && s.getStatus().getLoadBalancer().getIngress() != null) {
-                s.getStatus().getLoadBalancer().getIngress().stream().map(LoadBalancerIngress::getIp)
-                    .forEach(ip -> shown.computeIfAbsent(s.getMetadata().getName(), k -> new ArrayList<>()).add(ip));
-              }
-            }
-            return shown;
-          }, ip -> ip.startsWith("198.18.10."));
+      RunResult r = crashRun(server, client, dir, "vip", replicas, seed, count,
+          i -> ReliabilityFixtures.loadBalancer(client, ns, prefix + i),
+          () -> Shown.loadBalancerIps(client, ns, ""), ip -> ip.startsWith("198.18.10."));
       assertClean(r);
     } finally {
       ReliabilityCleanup.services(client, ns);
@@ -163,31 +123,12 @@ class CrashRunIT {
 
   private void egress(KubeApiServer server, KubernetesClient client, Path dir, long seed, String prefix)
       throws Exception {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("crash-w1")
-        .addToLabels("crash-zone", "a").endMetadata().build()).create();
-    EgressIPAM ipam = new EgressIPAM();
-    ObjectMeta meta = new ObjectMeta();
-    meta.setName("crash");
-    ipam.setMetadata(meta);
-    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("198.18.11.0/24", "a", null)), "crash-zone",
-        new LabelSelectorBuilder().build(), null, null, null));
-    client.resource(ipam).create();
+    ReliabilityFixtures.egressIpam(client, "crash", "198.18.11.0/24", "crash-w1", "crash-zone");
     int count = 100;
     try {
-      RunResult r = crashRun(server, client, dir, "egressip", 1, seed, count, i -> client.namespaces().resource(
-          new NamespaceBuilder().withNewMetadata().withName(prefix + "ns" + i).addToLabels("burst", prefix + "run")
-              .addToAnnotations(EgressAnnotations.EGRESSIPAM, "crash").endMetadata().build()).create(),
-          () -> {
-            Map<String, List<String>> shown = new HashMap<>();
-            for (Namespace n : client.namespaces().withLabel("burst", prefix + "run").list().getItems()) {
-              Map<String, String> a = n.getMetadata().getAnnotations();
-              String ips = a == null ? null : a.get(EgressAnnotations.EGRESSIPS);
-              if (ips != null && !ips.isBlank()) {
-                shown.put(n.getMetadata().getName(), List.of(ips.split(",")));
-              }
-            }
-            return shown;
-          }, ip -> ip.startsWith("198.18.11."));
+      RunResult r = crashRun(server, client, dir, "egressip", 1, seed, count,
+          i -> ReliabilityFixtures.optedInNamespace(client, prefix + "ns" + i, prefix + "run", "crash"),
+          () -> Shown.egressIps(client, "burst", prefix + "run", ""), ip -> ip.startsWith("198.18.11."));
       assertClean(r);
     } finally {
       ReliabilityCleanup.namespaces(client, "burst", prefix + "run");
@@ -211,36 +152,14 @@ class CrashRunIT {
   private void keepalived(KubeApiServer server, KubernetesClient client, Path dir, long seed, String prefix)
       throws Exception {
     String ns = client.getNamespace();
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("crash-k1")
-        .addToLabels("crash-keepalived", ns).endMetadata().build()).create();
     List<String> groups = List.of("crash-ka", "crash-kb");
-    for (String name : groups) {
-      KeepalivedGroup g = new KeepalivedGroup();
-      ObjectMeta meta = new ObjectMeta();
-      meta.setName(name);
-      g.setMetadata(meta);
-      g.setSpec(new KeepalivedGroupSpec(null, "eth0", null, Map.of("crash-keepalived", ns), null, null, null, null,
-          null, null, null, null, null, null, null, null, null, null, null, null));
-      client.resource(g).create();
-    }
+    ReliabilityFixtures.keepalivedGroups(client, ns, "crash-k1", "crash-keepalived", groups);
     int count = 60;
     try {
-      RunResult r = crashRun(server, client, dir, "keepalived", 1, seed, count, i -> client.services().inNamespace(ns)
-          .resource(new ServiceBuilder().withNewMetadata().withName(prefix + "k" + i)
-              .addToAnnotations(KeepalivedAnnotations.GROUP, ns + "/" + groups.get(i % 2)).endMetadata()
-              .withNewSpec().withType("ClusterIP").withExternalIPs("198.18.17." + (i + 1))
-              .addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec().build()).create(),
-          () -> {
-            Map<String, List<String>> shown = new HashMap<>();
-            for (String name : groups) {
-              KeepalivedGroup g = client.resources(KeepalivedGroup.class).inNamespace(ns).withName(name).get();
-              if (g != null && g.getStatus() != null && g.getStatus().routerIDs() != null) {
-                g.getStatus().routerIDs().forEach((vip, id) ->
-                    shown.computeIfAbsent(name + "/" + vip, k -> new ArrayList<>()).add("router-id " + id));
-              }
-            }
-            return shown;
-          }, id -> true, groups);
+      RunResult r = crashRun(server, client, dir, "keepalived", 1, seed, count,
+          i -> ReliabilityFixtures.keepalivedService(client, ns, prefix + "k" + i, groups.get(i % 2),
+              "198.18.17." + (i + 1)),
+          () -> Shown.routerIds(client, ns, groups), id -> true, groups);
       assertClean(r);
     } finally {
       ReliabilityCleanup.services(client, ns);
@@ -319,26 +238,12 @@ class CrashRunIT {
         count);
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
     SnapshotCheck checks = new SnapshotCheck();
-    int[] snapshots = {0};
-    AtomicBoolean watching = new AtomicBoolean(true);
-    Thread watcher = new Thread(() -> {
-      while (watching.get()) {
-        try {
-          checks.check(snapshot.read());
-          snapshots[0]++;
-          Thread.sleep(100);
-        } catch (InterruptedException e) {
-          return;
-        } catch (RuntimeException e) {
-          // the API server is busy: the next snapshot comes soon
-        }
-      }
-    }, "crash-run-watcher");
-    watcher.start();
+    SnapshotWatcher watcher = SnapshotWatcher.start("crash-run-watcher", checks, snapshot::read);
 
     Map<String, Process> running = new HashMap<>();
     for (int i = 0; i < replicas; i++) {
-      running.put("r" + i, operator(dir, kubeconfig, client.getNamespace(), controller, replicas, "r" + i, "r" + i + "-0"));
+      running.put("r" + i, this.replicas.start(dir, kubeconfig, client.getNamespace(), controller,
+          replicas == 1 ? null : "r" + i, "r" + i + "-0"));
     }
     ExecutorService creators = Executors.newFixedThreadPool(4);
     for (int i = 0; i < count; i++) {
@@ -349,11 +254,12 @@ class CrashRunIT {
     for (int k = 1; k <= KILLS; k++) {
       // A seeded moment: a few hundred ms to a few seconds into this life of the operator.
       Thread.sleep(300 + random.nextInt(2500));
-      String victim = replicas == 1 ? "r0" : leader(client, running.keySet());
+      String victim = replicas == 1 ? "r0" : Replicas.awaitLeaderAmong(client, running.keySet());
       Process op = running.get(victim);
       op.destroyForcibly(); // SIGKILL: nothing in flight gets to finish
       assertThat(op.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      running.put(victim, operator(dir, kubeconfig, client.getNamespace(), controller, replicas, victim, victim + "-" + k));
+      running.put(victim, this.replicas.start(dir, kubeconfig, client.getNamespace(), controller,
+          replicas == 1 ? null : victim, victim + "-" + k));
     }
     assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
     Instant lastStart = Instant.now();
@@ -361,57 +267,17 @@ class CrashRunIT {
         .failFast(() -> running.values().stream().noneMatch(Process::isAlive))
         .until(() -> snapshot.read().values().stream().filter(v -> !v.isEmpty()).count() == count);
     Duration converged = Duration.between(lastStart, Instant.now());
-    watching.set(false);
-    watcher.join(5_000);
+    watcher.stop();
     checks.check(snapshot.read());
 
-    // The ledger settles a moment after the last publication (released losers, late deletes).
-    List<Finding> findings = new java.util.concurrent.CopyOnWriteArrayList<>();
-    awaitQuietly(() -> {
-      ClusterFacts facts = ClusterFacts.read(client, Set.of(controller));
-      AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(),
-          new AuditOptions(Instant.now(), Duration.ZERO));
-      findings.clear();
-      report.findings().stream().filter(f -> ours.test(f.resource().value()))
-          .filter(f -> holders.isEmpty() || f.parties().stream().anyMatch(p -> holders.stream().anyMatch(p::contains)))
-          .forEach(findings::add);
-      return findings.isEmpty();
-    }); // what is left after a minute is the run's result, reported by assertClean
-    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, snapshots[0], checks.duplicates().size(), checks.changed().size(),
+    // What is left after a minute is the run's result, reported by assertClean.
+    List<Finding> findings = LedgerFindings.settled(client, Set.of(controller), f -> ours.test(f.resource().value())
+        && (holders.isEmpty() || f.parties().stream().anyMatch(p -> holders.stream().anyMatch(p::contains))),
+        Duration.ofSeconds(60));
+    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, watcher.taken(), checks.duplicates().size(), checks.changed().size(),
         List.copyOf(findings), converged);
     System.out.println("[crash-run] " + r);
     Files.writeString(dir.resolve("result.txt"), r.toString());
     return r;
-  }
-
-  private static void awaitQuietly(java.util.concurrent.Callable<Boolean> condition) {
-    try {
-      await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(condition);
-    } catch (org.awaitility.core.ConditionTimeoutException e) {
-      // the caller asserts on what the condition saw last
-    }
-  }
-
-  /** The replica holding the Lease now (waiting for one to hold it: after a kill the standby takes a moment). */
-  private static String leader(KubernetesClient client, Set<String> replicas) {
-    String[] holder = {null};
-    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      var lease = client.resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
-          .withName(OperatorCommand.DEFAULT_LEASE).get();
-      holder[0] = lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
-      return holder[0] != null && replicas.contains(holder[0]);
-    });
-    return holder[0];
-  }
-
-  private Process operator(Path dir, Path kubeconfig, String ns, String controller, int replicas, String identity,
-      String name) throws Exception {
-    List<String> args = new ArrayList<>(List.of("operator", "--controllers", controller, "--kubeconfig",
-        kubeconfig.toString(), "--http-port", Integer.toString(LoopbackPorts.freePort()), "--bind-address",
-        "127.0.0.1", "--namespace", ns));
-    args.addAll(replicas == 1 ? List.of("--no-leader-election") : OperatorProcess.replica(identity));
-    Process p = OperatorProcess.start(dir, name, args, Map.of());
-    processes.add(p);
-    return p;
   }
 }

@@ -3,15 +3,10 @@ package org.ipamoperators.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -22,11 +17,8 @@ import java.util.concurrent.TimeUnit;
 import org.ipamoperators.controller.common.ledger.BlockLedger;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.controller.common.ledger.IPClaim;
-import org.ipamoperators.egressip.api.CIDRAssignment;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
-import org.ipamoperators.egressip.api.EgressIPAMSpec;
-import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
@@ -43,26 +35,16 @@ import org.junit.jupiter.api.io.TempDir;
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
 class KilledMidBurstIT {
-  private static final Path JAR = Path.of("target", "ipam.jar");
   private static final int COUNT = 150;
-  private final List<Process> processes = new ArrayList<>();
+  private final Replicas replicas = new Replicas();
 
   @AfterEach
   void stop() throws Exception {
-    for (Process p : processes) {
-      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
+    replicas.close();
   }
 
   private Process operator(Path dir, Path kubeconfig, String ns, String name) throws Exception {
-    assertThat(JAR).as("run `mvn package` first").exists();
-    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-        "-jar", JAR.toString()));
-    command.addAll(OperatorRun.args(kubeconfig, LoopbackPorts.freePort(), ns, "--no-leader-election"));
-    Process p = new ProcessBuilder(command).redirectOutput(dir.resolve(name + ".out").toFile())
-        .redirectError(dir.resolve(name + ".err").toFile()).start();
-    processes.add(p);
-    return p;
+    return replicas.start(dir, kubeconfig, ns, "egressip", null, name);
   }
 
   private static Map<String, String> assigned(KubernetesClient client) {
@@ -80,23 +62,13 @@ class KilledMidBurstIT {
   void nothingPublishedChangesAcrossAKill(KubeApiServer server, KubernetesClient client, @TempDir Path dir)
       throws Exception {
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName("killed-w1")
-        .addToLabels("zone", "a").endMetadata().build()).create();
-    EgressIPAM ipam = new EgressIPAM();
-    ObjectMeta meta = new ObjectMeta();
-    meta.setName("killed");
-    ipam.setMetadata(meta);
-    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment("192.0.2.0/24", "a", null)), "zone",
-        new LabelSelectorBuilder().build(), null, null, null));
-    client.resource(ipam).create();
+    ReliabilityFixtures.egressIpam(client, "killed", "192.0.2.0/24", "killed-w1", "zone");
     try {
       Process first = operator(dir, kubeconfig, client.getNamespace(), "first");
       ExecutorService pool = Executors.newFixedThreadPool(8);
       for (int i = 0; i < COUNT; i++) {
         int n = i;
-        pool.submit(() -> client.namespaces().resource(new NamespaceBuilder().withNewMetadata()
-            .withName("killed-ns" + n).addToLabels("burst", "killed")
-            .addToAnnotations(EgressAnnotations.EGRESSIPAM, "killed").endMetadata().build()).create());
+        pool.submit(() -> ReliabilityFixtures.optedInNamespace(client, "killed-ns" + n, "killed", "killed"));
       }
       pool.shutdown();
       assertThat(pool.awaitTermination(2, TimeUnit.MINUTES)).isTrue();

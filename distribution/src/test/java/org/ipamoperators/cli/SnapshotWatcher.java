@@ -15,12 +15,14 @@ final class SnapshotWatcher {
   private final AtomicInteger taken = new AtomicInteger();
   private final Thread thread;
 
-  private SnapshotWatcher(String name, SnapshotCheck checks, Supplier<Map<String, List<String>>> shown) {
+  private SnapshotWatcher(String name, SnapshotCheck checks, Supplier<Map<String, List<String>>> shown,
+      Runnable afterEach) {
     thread = new Thread(() -> {
       while (watching.get()) {
         try {
           checks.check(shown.get());
           taken.incrementAndGet();
+          afterEach.run();
           Thread.sleep(150);
         } catch (InterruptedException e) {
           return;
@@ -32,7 +34,16 @@ final class SnapshotWatcher {
   }
 
   static SnapshotWatcher start(String name, SnapshotCheck checks, Supplier<Map<String, List<String>>> shown) {
-    SnapshotWatcher w = new SnapshotWatcher(name, checks, shown);
+    return start(name, checks, shown, () -> {});
+  }
+
+  /**
+   * As above; after each snapshot {@code afterEach} runs on the same thread (e.g. a kubelet's part: start again a
+   * replica that exited). A failure in it is skipped like a failed read.
+   */
+  static SnapshotWatcher start(String name, SnapshotCheck checks, Supplier<Map<String, List<String>>> shown,
+      Runnable afterEach) {
+    SnapshotWatcher w = new SnapshotWatcher(name, checks, shown, afterEach);
     w.thread.start();
     return w;
   }
