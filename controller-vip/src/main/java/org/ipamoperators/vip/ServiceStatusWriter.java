@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -19,10 +20,23 @@ import org.ipamoperators.vip.plan.VipProblem;
  * Writes what a Service shows of its addresses: {@code status.loadBalancer.ingress} and our
  * condition {@value VipAnnotations#CONDITION}, together in one status write and only when either
  * changed (the transition time kept while the condition's status stays the same): one PATCH, no read.
+ * A write that changes the ingress is conditioned on the resourceVersion of the Service it was planned
+ * from, so a view that is behind (a second replica acting as leader for a moment, with an informer that
+ * has not yet seen the first one's write) can never replace addresses the Service already shows.
  */
 final class ServiceStatusWriter {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final KubernetesClient client;
+
+  /** The Service changed since the view the write was planned from (409): nothing was written. */
+  static final class StaleView extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    StaleView(Service svc, Throwable cause) {
+      super("Service " + svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName()
+          + " changed since resourceVersion " + svc.getMetadata().getResourceVersion(), cause);
+    }
+  }
 
   ServiceStatusWriter(KubernetesClient client) {
     this.client = client;
@@ -77,7 +91,8 @@ final class ServiceStatusWriter {
     List<String> ips = published.or(VipServices.ingress(svc));
     Optional<Condition> now = current(svc);
     boolean conditionSame = condition == null ? now.isEmpty() : same(now, condition);
-    if (VipServices.ingress(svc).equals(ips) && conditionSame) {
+    boolean ingressChanges = !VipServices.ingress(svc).equals(ips);
+    if (!ingressChanges && conditionSame) {
       return;
     }
     Map<String, Object> loadBalancer = new LinkedHashMap<>();
@@ -95,15 +110,30 @@ final class ServiceStatusWriter {
           && now.get().getLastTransitionTime() != null ? now.get().getLastTransitionTime() : Instant.now().toString());
     }
     Map<String, Object> status = new LinkedHashMap<>();
-    status.put("loadBalancer", loadBalancer);
+    if (ingressChanges) {
+      status.put("loadBalancer", loadBalancer); // else left out: a view that is behind must not write it back
+    }
     status.put("conditions", List.of(cond));
+    Map<String, Object> body = new LinkedHashMap<>();
+    String version = svc.getMetadata().getResourceVersion();
+    if (ingressChanges && version != null) {
+      body.put("metadata", Map.of("resourceVersion", version)); // the API server answers 409 if it changed
+    }
+    body.put("status", status);
     String patch;
     try {
-      patch = JSON.writeValueAsString(Map.of("status", status));
+      patch = JSON.writeValueAsString(body);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
-        .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+    try {
+      client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
+          .subresource("status").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        throw new StaleView(svc, e);
+      }
+      throw e;
+    }
   }
 }

@@ -73,6 +73,8 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   public static final String CONTROLLER = "vip";
   private static final Logger LOG = LoggerFactory.getLogger(ServiceVipReconciler.class);
   private static final Duration RETRY_PENDING = Duration.ofSeconds(30);
+  /** After a status write refused for a stale view; the informer's update usually comes first. */
+  private static final Duration STALE_RETRY = Duration.ofSeconds(1);
   private static final int ATTEMPTS = 20;
   private static final Object[] KEY_LOCKS = new Object[64];
 
@@ -287,7 +289,16 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     boolean complete = problems.stream().noneMatch(VipProblem::blocking);
     // Only what the Service holds can be published; a plan it could not fully claim changes nothing.
     Ingress next = complete ? settled.held().publishable(plan.ingress()).orElse(Ingress.unchanged()) : Ingress.unchanged();
-    List<String> ingress = status.publish(svc, next, problems, request.sharingKey());
+    List<String> ingress;
+    try {
+      ingress = status.publish(svc, next, problems, request.sharingKey());
+    } catch (ServiceStatusWriter.StaleView e) {
+      // Someone wrote the Service since this view (for a moment two replicas may both act as leader):
+      // nothing is released on a stale view. The next pass plans from the new one and gives back what
+      // this pass claimed if the Service does not need it.
+      LOG.info("{}; planning again", e.getMessage());
+      return UpdateControl.<Service>noUpdate().rescheduleAfter(STALE_RETRY);
+    }
     // Released only once the new ingress is published (claim new, publish, release old); an
     // address still shown stays held.
     Set<String> shown = new HashSet<>(ingress);
