@@ -89,6 +89,7 @@ import org.ipamoperators.egressip.plan.ClaimFact;
 import org.ipamoperators.egressip.plan.EgressDecision;
 import org.ipamoperators.egressip.plan.EgressInputs;
 import org.ipamoperators.egressip.plan.EgressPlan;
+import org.ipamoperators.egressip.plan.EgressPlanner;
 import org.ipamoperators.egressip.plan.EgressPolicy;
 import org.ipamoperators.egressip.plan.NamespaceProblem;
 import org.ipamoperators.egressip.plan.NamespaceState;
@@ -132,6 +133,14 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   // When each node last counted as failed, per IPAM: a timing hint, not allocation state (lost on
   // restart, which at worst lets a flapping node take addresses once more).
   private final Map<String, Map<String, Instant>> failureHistory = new ConcurrentHashMap<>();
+  // The previous pass's plan per IPAM, so the next one decides again only what changed. A cache:
+  // empty after a restart (the first pass plans in full), and every FULL_CHECK a pass also plans
+  // in full and compares; the ledger, not this, is what keeps an address to one owner.
+  private final Map<String, EgressPlanner.Memory> plans = new ConcurrentHashMap<>();
+  private final Map<String, Instant> lastFullPlan = new ConcurrentHashMap<>();
+  private static final Duration FULL_CHECK = Duration.ofSeconds(Long.getLong("ipam.egressip.fullPlanSeconds", 300));
+  // Off: every pass plans in full (how passes cost before; kept to measure against).
+  private static final boolean INCREMENTAL = !"false".equals(System.getProperty("ipam.egressip.incremental"));
   // Namespaces are published in parallel: each is a few round trips, independent of the others.
   private final ExecutorService writers = Executors.newFixedThreadPool(
       Integer.getInteger("ipam.egressip.writers", 8), r -> {
@@ -427,6 +436,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     boolean cloudWithoutModule = platform.needsCloudApi() && !caps.requiresApiCalls();
 
     // 1. Fetch.
+    long fetchStart = System.nanoTime();
     Map<String, Namespace> opted = optedIn(name);
     List<NamespaceState> wanting = opted.values().stream().filter(ns -> ns.getMetadata().getDeletionTimestamp() == null)
         .map(EgressFacts::namespace)
@@ -474,9 +484,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         new EgressInputs.PlatformNetwork(caps.requiresApiCalls(), caps.reportsCapacity(), caps.seesForeignAddresses(),
             platform.needsCloudApi()), inUse);
 
-    // 2. Decide.
+    // 2. Decide: again only what changed since the previous pass, in full now and then to check.
     Instant now = clock.instant();
-    EgressDecision decision = EgressPolicy.decide(inputs, failureHistory.getOrDefault(name, Map.of()), now);
+    Map<String, Instant> failedBefore = failureHistory.getOrDefault(name, Map.of());
+    EgressDecision decision = decideIncrementally(name, inputs, failedBefore, now);
+    metrics.plan(name, Duration.ofNanos(System.nanoTime() - fetchStart), wanting.size() - decision.reused(),
+        decision.reused());
     failureHistory.put(name, decision.failureHistory());
     EgressPlan plan = decision.plan();
     decision.capacityProblems().forEach((node, message) -> allNodes.stream()
@@ -644,6 +657,34 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
     }
     return patchIfChanged(ipam, patch, next);
+  }
+
+  /**
+   * The decision from the previous pass's plan; when none is kept (first pass, restart) a full one.
+   * Every {@link #FULL_CHECK} the full decision is made as well: a difference is logged and
+   * counted, and the full one is used.
+   */
+  private EgressDecision decideIncrementally(String name, EgressInputs inputs, Map<String, Instant> failedBefore,
+      Instant now) {
+    EgressPlanner.Memory previous = INCREMENTAL ? plans.get(name) : null;
+    Instant lastFull = lastFullPlan.get(name);
+    EgressDecision decision = EgressPolicy.decide(inputs, failedBefore, now,
+        previous == null ? EgressPlanner.Memory.NONE : previous);
+    if (previous != null && lastFull != null && Duration.between(lastFull, now).compareTo(FULL_CHECK) < 0) {
+      plans.put(name, decision.memory());
+      return decision;
+    }
+    if (previous != null) {
+      EgressDecision full = EgressPolicy.decide(inputs, failedBefore, now, EgressPlanner.Memory.NONE);
+      if (!full.plan().equals(decision.plan())) {
+        LOG.warn("IPAM {}: the incremental plan differed from the full plan; the full plan is used", name);
+        metrics.planMismatch(name);
+      }
+      decision = full;
+    }
+    lastFullPlan.put(name, now);
+    plans.put(name, decision.memory());
+    return decision;
   }
 
   /** The status patch, or no write at all when the status would not change. */
@@ -916,6 +957,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     release(held.values().stream().filter(h -> !keep.contains(h.ip())).toList());
     metrics.forget(name);
     failureHistory.remove(name);
+    plans.remove(name);
+    lastFullPlan.remove(name);
     if (!failures.isEmpty()) {
       events.warning(ipam, "CleanupIncomplete", String.join("; ", failures));
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(10));
