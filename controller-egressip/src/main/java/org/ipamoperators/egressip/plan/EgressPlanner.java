@@ -37,7 +37,8 @@ import org.ipamoperators.egressip.api.EgressIPAMSpec;
  * published (a restart between claim and annotation), and gets new ones where it has none. A
  * namespace whose annotation was removed after publication gets new addresses, as the old operator
  * did. One namespace's problem never stops another's. Two namespaces writing the same unclaimed
- * address in one pass: the first by name gets it, the other is told who holds it.
+ * address in one pass: the first by name gets it, the other is told who holds it; likewise between
+ * a written address not yet claimed and one the allocator chooses, so no plan serves an address twice.
  */
 public final class EgressPlanner {
   private EgressPlanner() {}
@@ -156,9 +157,9 @@ public final class EgressPlanner {
       }
       int releases = toRelease.size();
       if (ns.egressIps() != null && !ns.egressIps().isBlank()) {
-        planWritten(ns, held, pools, takenBy, toClaim, annotations, served, toRelease, problems);
+        planWritten(ns, held, pools, allocators, takenBy, toClaim, annotations, served, toRelease, problems);
       } else {
-        planUnwritten(ns, held, pools, allocators, strategy, toClaim, annotations, served, toRelease,
+        planUnwritten(ns, held, pools, allocators, strategy, takenBy, toClaim, annotations, served, toRelease,
             releaseAfterPass, problems);
       }
       List<Ip> ips = served.get(ns.name());
@@ -231,7 +232,7 @@ public final class EgressPlanner {
 
   /** A namespace whose annotation names its addresses: check them and claim what is missing. */
   private static void planWritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
-      Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim, Map<String, String> annotations,
+      List<Allocator> allocators, Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim, Map<String, String> annotations,
       Map<String, List<Ip>> served, List<Ip> toRelease, List<NamespaceProblem> problems) {
     String[] parts = ns.egressIps().split(",", -1);
     String expect = "write one address per CIDR, in order: "
@@ -282,7 +283,11 @@ public final class EgressPlanner {
       return;
     }
     List<Ip> missing = ips.stream().filter(ip -> !ownClaims.contains(ip)).toList();
-    missing.forEach(ip -> takenBy.put(ip, "namespace " + ns.name()));
+    for (Ip ip : missing) {
+      // Taken for the rest of the pass, for written and allocated addresses alike.
+      takenBy.put(ip, "namespace " + ns.name());
+      allocators.get(cidrIndex(pools, ip)).claim(ip);
+    }
     if (!missing.isEmpty()) {
       toClaim.put(ns.name(), missing);
     }
@@ -296,7 +301,7 @@ public final class EgressPlanner {
 
   /** A namespace without addresses written: adopt unpublished claims, allocate the rest. */
   private static void planUnwritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
-      List<Allocator> allocators, AllocationStrategy strategy, Map<String, List<Ip>> toClaim,
+      List<Allocator> allocators, AllocationStrategy strategy, Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim,
       Map<String, String> annotations, Map<String, List<Ip>> served, List<Ip> toRelease,
       List<Ip> releaseAfterPass, List<NamespaceProblem> problems) {
     Ip[] chosen = new Ip[pools.size()];
@@ -327,6 +332,7 @@ public final class EgressPlanner {
       fresh.add(ip.get());
     }
     List<Ip> ips = List.of(chosen);
+    fresh.forEach(ip -> takenBy.put(ip, "namespace " + ns.name())); // a written annotation cannot take it too
     if (!fresh.isEmpty()) {
       toClaim.put(ns.name(), fresh);
     }
