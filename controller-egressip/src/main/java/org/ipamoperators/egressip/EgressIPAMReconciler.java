@@ -155,6 +155,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final RecentWrites<NetNamespace> netNamespacesWritten = new RecentWrites<>(Trimmed::netNamespace);
   private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
   private final Map<String, ParsedBlock> parsedBlocks = new ConcurrentHashMap<>();
+  private final Map<String, ParsedSubnet> parsedSubnets = new ConcurrentHashMap<>();
   private DanglingReferences dangling;
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
@@ -168,6 +169,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   /** A block's entries parsed once per resourceVersion. */
   private record ParsedBlock(String version, List<ClaimFact> facts) {}
+
+  /** A HostSubnet's egress IPs and host address parsed once per resourceVersion. */
+  private record ParsedSubnet(String version, Set<Ip> hosting, Ip hostIp) {}
 
   /**
    * An address this IPAM holds: by an entry of its block (how this controller claims), or by an
@@ -409,6 +413,21 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return out;
   }
 
+  private ParsedSubnet parsedSubnet(HostSubnet h) {
+    String name = h.getMetadata().getName();
+    String version = h.getMetadata().getResourceVersion();
+    ParsedSubnet p = parsedSubnets.get(name);
+    if (p == null || version == null || !version.equals(p.version())) {
+      p = new ParsedSubnet(version, java.util.Collections.unmodifiableSet(SdnWriter.hosting(List.of(h)).get(name)),
+          SdnWriter.hostIps(List.of(h)).get(name));
+      if (parsedSubnets.size() > 4096) {
+        parsedSubnets.clear(); // nodes come and go: a bound, not a leak
+      }
+      parsedSubnets.put(name, p);
+    }
+    return p;
+  }
+
   private static ClaimFact fact(IPClaim c) {
     return EgressFacts.claim(c);
   }
@@ -445,8 +464,15 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<ClaimFact> claimFacts = claimFacts(name, ourClaims);
     List<Node> allNodes = nodes.list(n -> true).toList();
     Collection<HostSubnet> subnets = network == NetworkType.OPENSHIFT_SDN ? hostSubnetView() : List.of();
-    Map<String, Set<Ip>> sdnHosting = SdnWriter.hosting(subnets);
-    Map<String, Ip> hostIps = SdnWriter.hostIps(subnets);
+    Map<String, Set<Ip>> sdnHosting = new HashMap<>();
+    Map<String, Ip> hostIps = new HashMap<>();
+    for (HostSubnet h : subnets) {
+      ParsedSubnet p = parsedSubnet(h);
+      sdnHosting.put(h.getMetadata().getName(), p.hosting());
+      if (p.hostIp() != null) {
+        hostIps.put(h.getMetadata().getName(), p.hostIp());
+      }
+    }
     List<NodeFacts> nodeFacts = new ArrayList<>(allNodes.size());
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
@@ -503,6 +529,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
 
     // 3. Persist. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
+    long persistStart = System.nanoTime();
     Set<String> cleared = new HashSet<>();
     List<Ip> releaseAfterDetach = new ArrayList<>();
     List<Held> releaseNow = new ArrayList<>();
@@ -616,6 +643,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       all.addAll(cloudFailures);
       events.warning(ipam, "CloudCallFailed", String.join("; ", all));
     }
+    long networkStart = System.nanoTime();
+    metrics.step(name, "claim+publish", Duration.ofNanos(networkStart - persistStart));
     NetworkWrite write = EgressPolicy.networkWrite(name, ipam.getSpec(), plan, served, cleared, decision.nodes(),
         platform.needsCloudApi());
     failures.addAll(switch (network) {
@@ -629,6 +658,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           + "interfaces, and none is configured" + (selection.problem() == null ? "" : " (" + selection.problem() + ")")
           + ": the addresses are allocated and written to the cluster network, but the cloud will not route them");
     }
+    metrics.step(name, "network", Duration.ofNanos(System.nanoTime() - networkStart));
     // 4. Report.
     recordMetrics(ipam, plan, decision.nodes(), decision.verdicts(), now);
     for (NamespaceProblem p : plan.problems()) {

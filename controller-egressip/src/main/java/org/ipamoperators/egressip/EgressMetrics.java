@@ -95,6 +95,12 @@ final class EgressMetrics {
         .tag("egressipam", ipam).tag("how", "reused").register(registry).increment(reused);
   }
 
+  /** One step of a pass (claim and publish, network write), to see where a pass's time goes. */
+  void step(String ipam, String step, Duration took) {
+    Timer.builder("egressip_pass_step_duration").description("Time of one step of a reconcile pass")
+        .tag("egressipam", ipam).tag("step", step).register(registry).record(took);
+  }
+
   /** A periodic full plan differed from the incremental one (the full one was used). */
   void planMismatch(String ipam) {
     Counter.builder("egressip_plan_mismatches").description("Periodic full plans that differed from the incremental plan")

@@ -39,6 +39,9 @@ public final class EgressOperatorMain {
             .mapToDouble(c -> c.count()).sum(),
         registry.find("egressip_plan_namespaces").tag("how", "reused").counters().stream()
             .mapToDouble(c -> c.count()).sum()));
+    registry.find("egressip_pass_step_duration").timers().forEach(t -> System.out.printf(
+        "PASSES %s: %s %.2f s in all, longest %.0f ms%n", t.getId().getTag("egressipam"), t.getId().getTag("step"),
+        t.totalTime(java.util.concurrent.TimeUnit.SECONDS), t.max(java.util.concurrent.TimeUnit.MILLISECONDS)));
     operator.stop();
     System.exit(0);
   }
