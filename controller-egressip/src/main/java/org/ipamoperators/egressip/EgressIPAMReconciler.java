@@ -648,7 +648,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     NetworkWrite write = EgressPolicy.networkWrite(name, ipam.getSpec(), plan, served, cleared, decision.nodes(),
         platform.needsCloudApi());
     failures.addAll(switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject, writers)
+      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject)
           .apply(write);
       case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
       case NONE -> List.<String>of();

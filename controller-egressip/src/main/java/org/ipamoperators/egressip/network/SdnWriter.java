@@ -10,7 +10,6 @@ import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -19,10 +18,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -49,7 +44,6 @@ public final class SdnWriter {
   private final Function<String, NetNamespace> netNamespaces;
   private final Supplier<Collection<HostSubnet>> hostSubnets;
   private final Consumer<HasMetadata> wrote;
-  private final ExecutorService parallel;
 
   /**
    * @param netNamespaces the NetNamespace of a name as last seen (null: none)
@@ -58,20 +52,10 @@ public final class SdnWriter {
    */
   public SdnWriter(KubernetesClient client, Function<String, NetNamespace> netNamespaces,
       Supplier<Collection<HostSubnet>> hostSubnets, Consumer<HasMetadata> wrote) {
-    this(client, netNamespaces, hostSubnets, wrote, null);
-  }
-
-  /**
-   * @param parallel runs the NetNamespace writes (one object each, independent of one another) in
-   *     parallel; null: one after the other. {@code wrote} must then be thread-safe.
-   */
-  public SdnWriter(KubernetesClient client, Function<String, NetNamespace> netNamespaces,
-      Supplier<Collection<HostSubnet>> hostSubnets, Consumer<HasMetadata> wrote, ExecutorService parallel) {
     this.client = client;
     this.netNamespaces = netNamespaces;
     this.hostSubnets = hostSubnets;
     this.wrote = wrote;
-    this.parallel = parallel;
   }
 
   /** Reading straight from the API server (cleanup, tests). */
@@ -88,18 +72,8 @@ public final class SdnWriter {
     Set<String> served = new HashSet<>();
     w.namespaces().values().forEach(ips -> ips.forEach(ip -> served.add(ip.toString())));
     Predicate<String> ours = text -> served.contains(text) || w.ours(text);
-    List<String> namespaceFailures = Collections.synchronizedList(new ArrayList<>());
-    List<Callable<Void>> writes = new ArrayList<>();
-    w.namespaces().forEach((ns, ips) -> writes.add(() -> {
-      setNetNamespace(ns, ips.stream().map(Ip::toString).toList(), ours, namespaceFailures);
-      return null;
-    }));
-    w.cleared().forEach(ns -> writes.add(() -> {
-      setNetNamespace(ns, List.of(), ours, namespaceFailures);
-      return null;
-    }));
-    runAll(writes);
-    failures.addAll(new TreeSet<>(namespaceFailures)); // in a stable order, whichever write ended first
+    w.namespaces().forEach((ns, ips) -> setNetNamespace(ns, ips.stream().map(Ip::toString).toList(), ours, failures));
+    w.cleared().forEach(ns -> setNetNamespace(ns, List.of(), ours, failures));
     // Break before make: every node first lets go of what it no longer hosts, then nodes take what
     // is new, so an address that moves is never on two HostSubnets at once (SDN refuses that).
     List<HostSubnet> subnets = new ArrayList<>(hostSubnets.get());
@@ -114,29 +88,6 @@ public final class SdnWriter {
       }
     }
     return failures;
-  }
-
-  private void runAll(List<Callable<Void>> writes) {
-    try {
-      if (parallel == null || writes.size() < 2) {
-        for (Callable<Void> c : writes) {
-          c.call();
-        }
-        return;
-      }
-      for (Future<Void> f : parallel.invokeAll(writes)) {
-        f.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while writing NetNamespaces", e);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-    } catch (RuntimeException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   /** Writes one HostSubnet (only its removals when {@code removalsOnly}); the object as it now is, null when failed. */
