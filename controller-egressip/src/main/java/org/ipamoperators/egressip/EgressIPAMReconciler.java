@@ -89,6 +89,7 @@ import org.ipamoperators.egressip.plan.ClaimFact;
 import org.ipamoperators.egressip.plan.EgressDecision;
 import org.ipamoperators.egressip.plan.EgressInputs;
 import org.ipamoperators.egressip.plan.EgressPlan;
+import org.ipamoperators.egressip.plan.EgressPlanner;
 import org.ipamoperators.egressip.plan.EgressPolicy;
 import org.ipamoperators.egressip.plan.NamespaceProblem;
 import org.ipamoperators.egressip.plan.NamespaceState;
@@ -132,6 +133,14 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   // When each node last counted as failed, per IPAM: a timing hint, not allocation state (lost on
   // restart, which at worst lets a flapping node take addresses once more).
   private final Map<String, Map<String, Instant>> failureHistory = new ConcurrentHashMap<>();
+  // The previous pass's plan per IPAM, so the next one decides again only what changed. A cache:
+  // empty after a restart (the first pass plans in full), and every FULL_CHECK a pass also plans
+  // in full and compares; the ledger, not this, is what keeps an address to one owner.
+  private final Map<String, EgressPlanner.Memory> plans = new ConcurrentHashMap<>();
+  private final Map<String, Instant> lastFullPlan = new ConcurrentHashMap<>();
+  private static final Duration FULL_CHECK = Duration.ofSeconds(Long.getLong("ipam.egressip.fullPlanSeconds", 300));
+  // Off: every pass plans in full (how passes cost before; kept to measure against).
+  private static final boolean INCREMENTAL = !"false".equals(System.getProperty("ipam.egressip.incremental"));
   // Namespaces are published in parallel: each is a few round trips, independent of the others.
   private final ExecutorService writers = Executors.newFixedThreadPool(
       Integer.getInteger("ipam.egressip.writers", 8), r -> {
@@ -146,6 +155,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final RecentWrites<NetNamespace> netNamespacesWritten = new RecentWrites<>(Trimmed::netNamespace);
   private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
   private final Map<String, ParsedBlock> parsedBlocks = new ConcurrentHashMap<>();
+  private final Map<String, ParsedSubnet> parsedSubnets = new ConcurrentHashMap<>();
   private DanglingReferences dangling;
   private InformerEventSource<Namespace, EgressIPAM> namespaces;
   private InformerEventSource<Node, EgressIPAM> nodes;
@@ -159,6 +169,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   /** A block's entries parsed once per resourceVersion. */
   private record ParsedBlock(String version, List<ClaimFact> facts) {}
+
+  /** A HostSubnet's egress IPs and host address parsed once per resourceVersion. */
+  private record ParsedSubnet(String version, Set<Ip> hosting, Ip hostIp) {}
 
   /**
    * An address this IPAM holds: by an entry of its block (how this controller claims), or by an
@@ -400,6 +413,21 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return out;
   }
 
+  private ParsedSubnet parsedSubnet(HostSubnet h) {
+    String name = h.getMetadata().getName();
+    String version = h.getMetadata().getResourceVersion();
+    ParsedSubnet p = parsedSubnets.get(name);
+    if (p == null || version == null || !version.equals(p.version())) {
+      p = new ParsedSubnet(version, java.util.Collections.unmodifiableSet(SdnWriter.hosting(List.of(h)).get(name)),
+          SdnWriter.hostIps(List.of(h)).get(name));
+      if (parsedSubnets.size() > 4096) {
+        parsedSubnets.clear(); // nodes come and go: a bound, not a leak
+      }
+      parsedSubnets.put(name, p);
+    }
+    return p;
+  }
+
   private static ClaimFact fact(IPClaim c) {
     return EgressFacts.claim(c);
   }
@@ -427,6 +455,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     boolean cloudWithoutModule = platform.needsCloudApi() && !caps.requiresApiCalls();
 
     // 1. Fetch.
+    long fetchStart = System.nanoTime();
     Map<String, Namespace> opted = optedIn(name);
     List<NamespaceState> wanting = opted.values().stream().filter(ns -> ns.getMetadata().getDeletionTimestamp() == null)
         .map(EgressFacts::namespace)
@@ -435,8 +464,15 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<ClaimFact> claimFacts = claimFacts(name, ourClaims);
     List<Node> allNodes = nodes.list(n -> true).toList();
     Collection<HostSubnet> subnets = network == NetworkType.OPENSHIFT_SDN ? hostSubnetView() : List.of();
-    Map<String, Set<Ip>> sdnHosting = SdnWriter.hosting(subnets);
-    Map<String, Ip> hostIps = SdnWriter.hostIps(subnets);
+    Map<String, Set<Ip>> sdnHosting = new HashMap<>();
+    Map<String, Ip> hostIps = new HashMap<>();
+    for (HostSubnet h : subnets) {
+      ParsedSubnet p = parsedSubnet(h);
+      sdnHosting.put(h.getMetadata().getName(), p.hosting());
+      if (p.hostIp() != null) {
+        hostIps.put(h.getMetadata().getName(), p.hostIp());
+      }
+    }
     List<NodeFacts> nodeFacts = new ArrayList<>(allNodes.size());
     for (Node n : allNodes) {
       String nodeName = n.getMetadata().getName();
@@ -474,9 +510,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         new EgressInputs.PlatformNetwork(caps.requiresApiCalls(), caps.reportsCapacity(), caps.seesForeignAddresses(),
             platform.needsCloudApi()), inUse);
 
-    // 2. Decide.
+    // 2. Decide: again only what changed since the previous pass, in full now and then to check.
     Instant now = clock.instant();
-    EgressDecision decision = EgressPolicy.decide(inputs, failureHistory.getOrDefault(name, Map.of()), now);
+    Map<String, Instant> failedBefore = failureHistory.getOrDefault(name, Map.of());
+    EgressDecision decision = decideIncrementally(name, inputs, failedBefore, now);
+    metrics.plan(name, Duration.ofNanos(System.nanoTime() - fetchStart), wanting.size() - decision.reused(),
+        decision.reused());
     failureHistory.put(name, decision.failureHistory());
     EgressPlan plan = decision.plan();
     decision.capacityProblems().forEach((node, message) -> allNodes.stream()
@@ -490,6 +529,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
 
     // 3. Persist. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
+    long persistStart = System.nanoTime();
     Set<String> cleared = new HashSet<>();
     List<Ip> releaseAfterDetach = new ArrayList<>();
     List<Held> releaseNow = new ArrayList<>();
@@ -603,6 +643,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       all.addAll(cloudFailures);
       events.warning(ipam, "CloudCallFailed", String.join("; ", all));
     }
+    long networkStart = System.nanoTime();
+    metrics.step(name, "claim+publish", Duration.ofNanos(networkStart - persistStart));
     NetworkWrite write = EgressPolicy.networkWrite(name, ipam.getSpec(), plan, served, cleared, decision.nodes(),
         platform.needsCloudApi());
     failures.addAll(switch (network) {
@@ -616,6 +658,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           + "interfaces, and none is configured" + (selection.problem() == null ? "" : " (" + selection.problem() + ")")
           + ": the addresses are allocated and written to the cluster network, but the cloud will not route them");
     }
+    metrics.step(name, "network", Duration.ofNanos(System.nanoTime() - networkStart));
     // 4. Report.
     recordMetrics(ipam, plan, decision.nodes(), decision.verdicts(), now);
     for (NamespaceProblem p : plan.problems()) {
@@ -644,6 +687,34 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
     }
     return patchIfChanged(ipam, patch, next);
+  }
+
+  /**
+   * The decision from the previous pass's plan; when none is kept (first pass, restart) a full one.
+   * Every {@link #FULL_CHECK} the full decision is made as well: a difference is logged and
+   * counted, and the full one is used.
+   */
+  private EgressDecision decideIncrementally(String name, EgressInputs inputs, Map<String, Instant> failedBefore,
+      Instant now) {
+    EgressPlanner.Memory previous = INCREMENTAL ? plans.get(name) : null;
+    Instant lastFull = lastFullPlan.get(name);
+    EgressDecision decision = EgressPolicy.decide(inputs, failedBefore, now,
+        previous == null ? EgressPlanner.Memory.NONE : previous);
+    if (previous != null && lastFull != null && Duration.between(lastFull, now).compareTo(FULL_CHECK) < 0) {
+      plans.put(name, decision.memory());
+      return decision;
+    }
+    if (previous != null) {
+      EgressDecision full = EgressPolicy.decide(inputs, failedBefore, now, EgressPlanner.Memory.NONE);
+      if (!full.plan().equals(decision.plan())) {
+        LOG.warn("IPAM {}: the incremental plan differed from the full plan; the full plan is used", name);
+        metrics.planMismatch(name);
+      }
+      decision = full;
+    }
+    lastFullPlan.put(name, now);
+    plans.put(name, decision.memory());
+    return decision;
   }
 
   /** The status patch, or no write at all when the status would not change. */
@@ -916,6 +987,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     release(held.values().stream().filter(h -> !keep.contains(h.ip())).toList());
     metrics.forget(name);
     failureHistory.remove(name);
+    plans.remove(name);
+    lastFullPlan.remove(name);
     if (!failures.isEmpty()) {
       events.warning(ipam, "CleanupIncomplete", String.join("; ", failures));
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(10));

@@ -82,6 +82,31 @@ final class EgressMetrics {
         .tag("egressipam", ipam).register(registry).record(took);
   }
 
+  /**
+   * The fetch and decide steps of one pass (the informer reads and the pure policy), and how many
+   * namespaces were decided again or reused from the previous pass's plan.
+   */
+  void plan(String ipam, Duration took, int decided, int reused) {
+    Timer.builder("egressip_plan_duration").description("Time to read the caches and decide one pass of an EgressIPAM")
+        .tag("egressipam", ipam).register(registry).record(took);
+    Counter.builder("egressip_plan_namespaces").description("Namespaces planned, decided again or reused as settled")
+        .tag("egressipam", ipam).tag("how", "decided").register(registry).increment(decided);
+    Counter.builder("egressip_plan_namespaces").description("Namespaces planned, decided again or reused as settled")
+        .tag("egressipam", ipam).tag("how", "reused").register(registry).increment(reused);
+  }
+
+  /** One step of a pass (claim and publish, network write), to see where a pass's time goes. */
+  void step(String ipam, String step, Duration took) {
+    Timer.builder("egressip_pass_step_duration").description("Time of one step of a reconcile pass")
+        .tag("egressipam", ipam).tag("step", step).register(registry).record(took);
+  }
+
+  /** A periodic full plan differed from the incremental one (the full one was used). */
+  void planMismatch(String ipam) {
+    Counter.builder("egressip_plan_mismatches").description("Periodic full plans that differed from the incremental plan")
+        .tag("egressipam", ipam).register(registry).increment();
+  }
+
   void failover(String ipam, Duration sinceNodeFailed) {
     Counter.builder("egressip_failovers").description("Addresses moved off failed nodes")
         .tag("egressipam", ipam).register(registry).increment();

@@ -11,6 +11,7 @@ import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +20,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
@@ -65,32 +67,38 @@ public final class SdnWriter {
   /** Applies the write; returns one message per object that could not be written. */
   public List<String> apply(NetworkWrite w) {
     List<String> failures = new ArrayList<>();
-    w.namespaces().forEach((ns, ips) -> setNetNamespace(ns, ips.stream().map(Ip::toString).toList(), w, failures));
-    w.cleared().forEach(ns -> setNetNamespace(ns, List.of(), w, failures));
+    // Every NetNamespace and HostSubnet entry is asked whether it is ours; the served addresses are,
+    // and known by their text, so only the rest (few) are parsed.
+    Set<String> served = new HashSet<>();
+    w.namespaces().values().forEach(ips -> ips.forEach(ip -> served.add(ip.toString())));
+    Predicate<String> ours = text -> served.contains(text) || w.ours(text);
+    w.namespaces().forEach((ns, ips) -> setNetNamespace(ns, ips.stream().map(Ip::toString).toList(), ours, failures));
+    w.cleared().forEach(ns -> setNetNamespace(ns, List.of(), ours, failures));
     // Break before make: every node first lets go of what it no longer hosts, then nodes take what
     // is new, so an address that moves is never on two HostSubnets at once (SDN refuses that).
     List<HostSubnet> subnets = new ArrayList<>(hostSubnets.get());
     subnets.sort(java.util.Comparator.comparing(h -> h.getMetadata().getName()));
     List<HostSubnet> written = new ArrayList<>();
     for (HostSubnet hs : subnets) {
-      written.add(setHostSubnet(hs, w, true, failures));
+      written.add(setHostSubnet(hs, w, ours, true, failures));
     }
     for (HostSubnet hs : written) {
       if (hs != null) {
-        setHostSubnet(hs, w, false, failures);
+        setHostSubnet(hs, w, ours, false, failures);
       }
     }
     return failures;
   }
 
   /** Writes one HostSubnet (only its removals when {@code removalsOnly}); the object as it now is, null when failed. */
-  private HostSubnet setHostSubnet(HostSubnet seen, NetworkWrite w, boolean removalsOnly, List<String> failures) {
+  private HostSubnet setHostSubnet(HostSubnet seen, NetworkWrite w, Predicate<String> ours, boolean removalsOnly,
+      List<String> failures) {
     String node = seen.getMetadata().getName();
     HostSubnet base = seen;
     for (int attempt = 0; attempt < ATTEMPTS && base != null; attempt++) {
       // Computed from the object the write is conditioned on: foreign entries as they are in it.
-      List<String> ips = keepForeign(base.getEgressIPs(), w);
-      List<String> cidrs = keepForeign(base.getEgressCIDRs(), w);
+      List<String> ips = keepForeign(base.getEgressIPs(), ours);
+      List<String> cidrs = keepForeign(base.getEgressCIDRs(), ours);
       Set<Ip> hosted = w.hosting().get(node);
       if (hosted != null) {
         Set<String> now = new TreeSet<>(base.getEgressIPs() == null ? List.of() : base.getEgressIPs());
@@ -127,18 +135,18 @@ public final class SdnWriter {
     return null;
   }
 
-  private void setNetNamespace(String ns, List<String> ours, NetworkWrite w, List<String> failures) {
+  private void setNetNamespace(String ns, List<String> ourIps, Predicate<String> ours, List<String> failures) {
     NetNamespace current = netNamespaces.apply(ns);
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (current == null) {
-        if (!ours.isEmpty()) {
+        if (!ourIps.isEmpty()) {
           failures.add("NetNamespace " + ns + " does not exist yet (OpenShift SDN creates it)");
         }
         return;
       }
-      List<String> desired = new ArrayList<>(ours);
+      List<String> desired = new ArrayList<>(ourIps);
       for (String ip : current.getEgressIPs() == null ? List.<String>of() : current.getEgressIPs()) {
-        if (!w.ours(ip) && !desired.contains(ip)) {
+        if (!ours.test(ip) && !desired.contains(ip)) {
           desired.add(ip); // set by someone else: not ours to remove
         }
       }
@@ -171,12 +179,12 @@ public final class SdnWriter {
         Serialization.asJson(body));
   }
 
-  private static List<String> keepForeign(List<String> values, NetworkWrite w) {
+  private static List<String> keepForeign(List<String> values, Predicate<String> ours) {
     List<String> out = new ArrayList<>();
     if (values != null) {
       for (String v : values) {
         String address = v.contains("/") ? v.substring(0, v.indexOf('/')) : v;
-        if (!w.ours(address)) {
+        if (!ours.test(address)) {
           out.add(v);
         }
       }

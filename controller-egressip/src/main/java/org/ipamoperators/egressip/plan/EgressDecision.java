@@ -24,7 +24,11 @@ import org.ipamoperators.core.failover.NodeVerdict;
  * @param platformProblems what the platform could not tell (one message each)
  * @param capacityProblems nodes whose capacity annotation is unusable, with the message
  * @param nextReview when a node's verdict changes by itself (null: no such time)
+ * @param memory what the next decision may reuse (a cache of this one, not allocation state)
+ * @param reused namespaces whose decision was reused from the previous one
+ * @param placementReused whether the placement was
  */
 public record EgressDecision(EgressPlan plan, Map<String, NodeVerdict> verdicts, Map<String, Instant> failureHistory,
     List<NodeInfo> nodes, Set<Ip> attached, Map<String, IpRange> deferred, List<String> platformProblems,
-    Map<String, String> capacityProblems, Duration nextReview) {}
+    Map<String, String> capacityProblems, Duration nextReview, EgressPlanner.Memory memory, int reused,
+    boolean placementReused) {}

@@ -37,18 +37,62 @@ import org.ipamoperators.egressip.api.EgressIPAMSpec;
  * published (a restart between claim and annotation), and gets new ones where it has none. A
  * namespace whose annotation was removed after publication gets new addresses, as the old operator
  * did. One namespace's problem never stops another's. Two namespaces writing the same unclaimed
- * address in one pass: the first by name gets it, the other is told who holds it.
+ * address in one pass: the first by name gets it, the other is told who holds it; likewise between
+ * a written address not yet claimed and one the allocator chooses, so no plan serves an address twice.
  */
 public final class EgressPlanner {
   private EgressPlanner() {}
 
+  /**
+   * A namespace a plan left with nothing to do: it holds exactly {@code addresses}, its annotation
+   * names them as written, nothing to claim or release. Its decision is a function of its own state,
+   * its own claims and the spec alone (no other namespace, node or claim enters it), so a later plan
+   * with the same three reuses it instead of parsing and checking the annotation again.
+   */
+  public record Settled(NamespaceState state, List<Ip> addresses) {}
+
+  /**
+   * What one plan keeps for the next: the spec it was made for, its settled namespaces, and its
+   * placement with the inputs it was computed from. A cache of the planner's own results, checked
+   * against the new inputs before any reuse; never allocation state (the ledger is), so losing it
+   * (a restart) only costs one full plan.
+   */
+  public record Memory(EgressIPAMSpec spec, Map<String, Settled> settled, List<NodeState> placedNodes,
+      List<IpDemand> placedDemands, PlacementOptions placedOptions, PlacementPlan placement) {
+    /** Nothing remembered: the next plan is a full one. */
+    public static final Memory NONE = new Memory(null, Map.of(), null, null, null, null);
+  }
+
+  /**
+   * A plan with what it leaves for the next one; {@code reused} namespaces were taken from the
+   * previous plan's memory, {@code placementReused} when the placement was.
+   */
+  public record Result(EgressPlan plan, Memory memory, int reused, boolean placementReused) {}
+
+  /** The full plan: every namespace decided from scratch. */
   public static EgressPlan plan(EgressIPAMSpec spec, List<NamespaceState> namespaces,
+      List<ClaimState> claims, List<NodeInfo> nodes, PlacementOptions placementOptions) {
+    return plan(Memory.NONE, spec, namespaces, claims, nodes, placementOptions).plan();
+  }
+
+  /**
+   * The plan, reusing what {@code previous} settled where the inputs a decision depends on are
+   * unchanged: a settled namespace whose state and claims are the same is served as before without
+   * being parsed or checked; the placement is reused when its nodes and demands are the same. Any
+   * other namespace is decided as the full plan decides it, in the same order and against the same
+   * taken addresses, so the result equals {@link #plan(EgressIPAMSpec, List, List, List,
+   * PlacementOptions)}'s for the same inputs (the property test checks it); a changed spec makes it
+   * a full plan.
+   */
+  public static Result plan(Memory previous, EgressIPAMSpec spec, List<NamespaceState> namespaces,
       List<ClaimState> claims, List<NodeInfo> nodes, PlacementOptions placementOptions) {
     List<PoolProblem> specProblems = validate(spec);
     if (!specProblems.isEmpty()) {
-      return new EgressPlan(specProblems, new TreeMap<>(), List.of(), new TreeMap<>(), new TreeMap<>(),
-          PlacementPlanner.plan(List.of(), List.of(), PlacementOptions.DEFAULT), List.of(), List.of(), Map.of());
+      return new Result(new EgressPlan(specProblems, new TreeMap<>(), List.of(), new TreeMap<>(), new TreeMap<>(),
+          PlacementPlanner.plan(List.of(), List.of(), PlacementOptions.DEFAULT), List.of(), List.of(), Map.of()),
+          Memory.NONE, 0, false);
     }
+    Map<String, Settled> before = previous != null && spec.equals(previous.spec()) ? previous.settled() : Map.of();
     List<CIDRAssignment> cidrs = spec.cidrs();
     List<Pool> pools = new ArrayList<>();
     List<Allocator> allocators = new ArrayList<>();
@@ -100,13 +144,28 @@ public final class EgressPlanner {
     TreeMap<String, List<Ip>> served = new TreeMap<>();
     List<NamespaceProblem> problems = new ArrayList<>();
     List<Ip> releaseAfterPass = new ArrayList<>();
+    Map<String, Settled> settled = new HashMap<>();
+    int reused = 0;
     for (NamespaceState ns : wanting.values()) {
       List<ClaimState> held = claimsByNamespace.getOrDefault(ns.name(), List.of());
+      Settled s = before.get(ns.name());
+      if (s != null && s.state().equals(ns) && holdsExactly(held, s.addresses())) {
+        served.put(ns.name(), s.addresses()); // what the full plan decides: planWritten with every address its own
+        settled.put(ns.name(), s);
+        reused++;
+        continue;
+      }
+      int releases = toRelease.size();
       if (ns.egressIps() != null && !ns.egressIps().isBlank()) {
-        planWritten(ns, held, pools, takenBy, toClaim, annotations, served, toRelease, problems);
+        planWritten(ns, held, pools, allocators, takenBy, toClaim, annotations, served, toRelease, problems);
       } else {
-        planUnwritten(ns, held, pools, allocators, strategy, toClaim, annotations, served, toRelease,
+        planUnwritten(ns, held, pools, allocators, strategy, takenBy, toClaim, annotations, served, toRelease,
             releaseAfterPass, problems);
+      }
+      List<Ip> ips = served.get(ns.name());
+      if (ips != null && !toClaim.containsKey(ns.name()) && !annotations.containsKey(ns.name())
+          && toRelease.size() == releases && holdsExactly(held, ips)) {
+        settled.put(ns.name(), new Settled(ns, ips));
       }
     }
     for (Ip ip : releaseAfterPass) {
@@ -132,7 +191,11 @@ public final class EgressPlanner {
       nodeStates.add(new NodeState(n.name(), inGroup ? n.topologyValue() : null,
           inGroup && n.eligible(), n.capacity(), ours));
     }
-    PlacementPlan placement = PlacementPlanner.plan(nodeStates, demands, placementOptions);
+    boolean placementReused = previous != null && previous.placement() != null
+        && placementOptions.equals(previous.placedOptions()) && nodeStates.equals(previous.placedNodes())
+        && demands.equals(previous.placedDemands());
+    PlacementPlan placement = placementReused ? previous.placement()
+        : PlacementPlanner.plan(nodeStates, demands, placementOptions);
 
     List<EgressPlan.CidrUsage> usage = new ArrayList<>();
     for (int i = 0; i < pools.size(); i++) {
@@ -148,13 +211,28 @@ public final class EgressPlanner {
           a.freeCount(family)));
     }
     problems.sort(Comparator.comparing(NamespaceProblem::namespace));
-    return new EgressPlan(List.of(), toClaim, toRelease, annotations, served, placement, problems, usage,
+    EgressPlan plan = new EgressPlan(List.of(), toClaim, toRelease, annotations, served, placement, problems, usage,
         cidrOf);
+    return new Result(plan, new Memory(spec, settled, nodeStates, demands, placementOptions, placement), reused,
+        placementReused);
+  }
+
+  /** Whether a namespace's claims are exactly these addresses (each once). */
+  private static boolean holdsExactly(List<ClaimState> held, List<Ip> addresses) {
+    if (held.size() != addresses.size()) {
+      return false;
+    }
+    for (ClaimState c : held) {
+      if (!addresses.contains(c.address())) {
+        return false;
+      }
+    }
+    return new HashSet<>(addresses).size() == addresses.size();
   }
 
   /** A namespace whose annotation names its addresses: check them and claim what is missing. */
   private static void planWritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
-      Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim, Map<String, String> annotations,
+      List<Allocator> allocators, Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim, Map<String, String> annotations,
       Map<String, List<Ip>> served, List<Ip> toRelease, List<NamespaceProblem> problems) {
     String[] parts = ns.egressIps().split(",", -1);
     String expect = "write one address per CIDR, in order: "
@@ -205,7 +283,11 @@ public final class EgressPlanner {
       return;
     }
     List<Ip> missing = ips.stream().filter(ip -> !ownClaims.contains(ip)).toList();
-    missing.forEach(ip -> takenBy.put(ip, "namespace " + ns.name()));
+    for (Ip ip : missing) {
+      // Taken for the rest of the pass, for written and allocated addresses alike.
+      takenBy.put(ip, "namespace " + ns.name());
+      allocators.get(cidrIndex(pools, ip)).claim(ip);
+    }
     if (!missing.isEmpty()) {
       toClaim.put(ns.name(), missing);
     }
@@ -219,7 +301,7 @@ public final class EgressPlanner {
 
   /** A namespace without addresses written: adopt unpublished claims, allocate the rest. */
   private static void planUnwritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
-      List<Allocator> allocators, AllocationStrategy strategy, Map<String, List<Ip>> toClaim,
+      List<Allocator> allocators, AllocationStrategy strategy, Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim,
       Map<String, String> annotations, Map<String, List<Ip>> served, List<Ip> toRelease,
       List<Ip> releaseAfterPass, List<NamespaceProblem> problems) {
     Ip[] chosen = new Ip[pools.size()];
@@ -250,6 +332,7 @@ public final class EgressPlanner {
       fresh.add(ip.get());
     }
     List<Ip> ips = List.of(chosen);
+    fresh.forEach(ip -> takenBy.put(ip, "namespace " + ns.name())); // a written annotation cannot take it too
     if (!fresh.isEmpty()) {
       toClaim.put(ns.name(), fresh);
     }

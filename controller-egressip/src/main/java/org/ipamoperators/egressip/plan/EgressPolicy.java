@@ -3,6 +3,7 @@ package org.ipamoperators.egressip.plan;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -59,13 +60,29 @@ public final class EgressPolicy {
     return spec == null ? List.of() : spec.cidrs();
   }
 
+  /** The full decision, nothing reused. */
   public static EgressDecision decide(EgressInputs in, Map<String, Instant> failedBefore, Instant now) {
+    return decide(in, failedBefore, now, EgressPlanner.Memory.NONE);
+  }
+
+  /**
+   * The decision, reusing what the previous one settled where its inputs are unchanged (see {@link
+   * EgressPlanner#plan(EgressPlanner.Memory, EgressIPAMSpec, List, List, List, PlacementOptions)}):
+   * the same decision as the full one, at a cost that follows what changed.
+   */
+  public static EgressDecision decide(EgressInputs in, Map<String, Instant> failedBefore, Instant now,
+      EgressPlanner.Memory previous) {
     EgressIPAMSpec spec = in.spec() == null ? MISSING : in.spec(); // the planner reports a missing spec
     String pool = pool(in.ipam());
-    Map<String, Set<Ip>> publishedIn = new HashMap<>();
+    Map<String, EgressPlanner.Settled> settledBefore = previous == null || in.spec() == null
+        || !in.spec().equals(previous.spec()) ? Map.of() : previous.settled();
+    Map<String, Collection<Ip>> publishedIn = new HashMap<>();
     for (NamespaceState ns : in.namespaces()) {
       if (ns.published() != null) {
-        publishedIn.put(ns.name(), parseAll(ns.published()));
+        EgressPlanner.Settled s = settledBefore.get(ns.name());
+        // Settled and published as written: its record names its addresses, no need to parse it again.
+        publishedIn.put(ns.name(), s != null && s.state().equals(ns) && ns.published().equals(ns.egressIps())
+            ? s.addresses() : parseAll(ns.published()));
       }
     }
     // Claims: ours (published from the claim's label or the namespace's record), others', and the
@@ -78,7 +95,7 @@ public final class EgressPolicy {
       if (pool.equals(c.pool())) {
         ours.add(c.address());
         boolean published = c.publishedLabel()
-            || publishedIn.getOrDefault(c.ownerName(), Set.of()).contains(c.address());
+            || publishedIn.getOrDefault(c.ownerName(), List.of()).contains(c.address());
         claimStates.add(new ClaimState(c.address(), c.ownerName(), null, published, c.created()));
       } else {
         claimStates.add(new ClaimState(c.address(), null, c.ownerDescription(), false, c.created()));
@@ -193,7 +210,9 @@ public final class EgressPolicy {
       }
     }
 
-    EgressPlan plan = EgressPlanner.plan(in.spec(), in.namespaces(), claimStates, nodeInfos, PlacementOptions.DEFAULT);
+    EgressPlanner.Result result = EgressPlanner.plan(previous, in.spec(), in.namespaces(), claimStates, nodeInfos,
+        PlacementOptions.DEFAULT);
+    EgressPlan plan = result.plan();
     // An address is only new once the platform said what is in use: wait, never guess.
     Map<String, IpRange> deferred = new TreeMap<>();
     for (String ns : plan.served().keySet()) {
@@ -202,7 +221,7 @@ public final class EgressPolicy {
       unknown.ifPresent(r -> deferred.put(ns, r));
     }
     return new EgressDecision(plan, verdicts, history, nodeInfos, attached, deferred, platformProblems,
-        capacityProblems, nextReview(verdicts, now));
+        capacityProblems, nextReview(verdicts, now), result.memory(), result.reused(), result.placementReused());
   }
 
   /**

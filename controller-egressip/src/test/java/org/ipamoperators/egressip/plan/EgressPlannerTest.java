@@ -121,4 +121,22 @@ class EgressPlannerTest {
       assertThat(x.rejected()).isFalse();
     });
   }
+
+  @Test
+  void aWrittenAddressNotYetClaimedIsNeverAlsoAllocated() {
+    // b-old's annotation names 192.0.2.3 but its claim is gone; a-new is allocated first (by name).
+    EgressPlan p = plan(TWO_ZONES, List.of(new NamespaceState("a-new", "u1", null),
+        new NamespaceState("b-old", "u2", "192.0.2.3,198.51.100.5", "192.0.2.3,198.51.100.5")), List.of());
+    assertThat(p.served().get("a-new")).containsExactly(Ip.parse("192.0.2.3"), Ip.parse("198.51.100.1"));
+    assertThat(p.served()).doesNotContainKey("b-old");
+    assertThat(p.problems()).singleElement().satisfies(x -> {
+      assertThat(x.namespace()).isEqualTo("b-old");
+      assertThat(x.reason()).isEqualTo(NamespaceProblem.Reason.ADDRESS_TAKEN);
+    });
+    // The other order: the written address is taken first, the allocator skips it.
+    EgressPlan q = plan(TWO_ZONES, List.of(new NamespaceState("a-old", "u2", "192.0.2.3,198.51.100.5",
+        "192.0.2.3,198.51.100.5"), new NamespaceState("b-new", "u1", null)), List.of());
+    assertThat(q.served().get("a-old")).containsExactly(Ip.parse("192.0.2.3"), Ip.parse("198.51.100.5"));
+    assertThat(q.served().get("b-new")).containsExactly(Ip.parse("192.0.2.4"), Ip.parse("198.51.100.1"));
+  }
 }
