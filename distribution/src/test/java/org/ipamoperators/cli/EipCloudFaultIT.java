@@ -54,9 +54,9 @@ class EipCloudFaultIT {
   private static final int FAULT_SECONDS = Integer.getInteger("ipam.reliability.faultSeconds", 20);
   private static final String CLUSTER = "cloud-fault";
   /** Rates per call; at most one fault per call, drawn in this order. */
-  static final Map<Fault, Double> RATES = new LinkedHashMap<>(Map.of(Fault.THROTTLE, 0.08,
-      Fault.UNAVAILABLE, 0.04, Fault.INTERNAL, 0.04, Fault.SLOW, 0.08, Fault.RESET, 0.04,
-      Fault.LOST_ANSWER, 0.05));
+  static final Map<Fault, Double> RATES = new LinkedHashMap<>(Map.of(Fault.THROTTLE, 0.12,
+      Fault.UNAVAILABLE, 0.06, Fault.INTERNAL, 0.06, Fault.SLOW, 0.10, Fault.RESET, 0.06,
+      Fault.LOST_ANSWER, 0.10));
   private final List<Process> processes = new ArrayList<>();
 
   @AfterEach
@@ -96,7 +96,7 @@ class EipCloudFaultIT {
       podIps.putAll(world.nodeWithPods(prefix + "-n" + n, 4));
     }
     List<String> podNames = new ArrayList<>(podIps.keySet());
-    int withoutPod = 4;
+    int withoutPod = 8;
     int count = podNames.size() + withoutPod;
     System.out.printf("[cloud-fault] eip seed %d, %d Eips (%d with a pod), faults for %d s at %s%n", seed, count,
         podNames.size(), FAULT_SECONDS, RATES);
@@ -110,16 +110,21 @@ class EipCloudFaultIT {
       SnapshotCheck snapshots = new SnapshotCheck();
       SnapshotWatcher watcher = SnapshotWatcher.start("eip-cloud-fault-watcher", snapshots, () -> shown(client));
       Instant faultsFrom = Instant.now();
+      // Four waves over the first half of the fault time, so that the operator works all through the faults.
       ExecutorService creators = Executors.newFixedThreadPool(4);
-      for (int i = 0; i < count; i++) {
-        String pod = i < podNames.size() ? podNames.get(i) : prefix + "-nopod-" + i;
-        String name = prefix + "-eip-" + i;
-        creators.submit(() -> {
-          Eip e = new Eip();
-          e.getMetadata().setName(name);
-          e.setSpec(EipSpec.of(EipSelector.pod(pod)));
-          client.resource(e).create();
-        });
+      int waves = 4;
+      for (int w = 0; w < waves; w++) {
+        for (int i = w; i < count; i += waves) {
+          String pod = i < podNames.size() ? podNames.get(i) : prefix + "-nopod-" + i;
+          String name = prefix + "-eip-" + i;
+          creators.submit(() -> {
+            Eip e = new Eip();
+            e.getMetadata().setName(name);
+            e.setSpec(EipSpec.of(EipSelector.pod(pod)));
+            client.resource(e).create();
+          });
+        }
+        Thread.sleep(FAULT_SECONDS * 1000L / 2 / waves);
       }
       creators.shutdown();
       assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
@@ -130,6 +135,9 @@ class EipCloudFaultIT {
       proxy.calm();
       Instant calm = Instant.now();
       Map<Fault, Long> injected = proxy.counts();
+      Map<String, Long> byCall = new java.util.TreeMap<>();
+      proxy.injected().forEach(f -> byCall.merge(f, 1L, Long::sum));
+      System.out.printf("[cloud-fault] eip seed %d faults by call: %s%n", seed, byCall);
       List<String> problems = new ArrayList<>();
       try {
         await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).failFast(() -> !op.isAlive())
