@@ -152,7 +152,7 @@ final class EipFaultWorld {
         out.add("Eip " + name + ": " + a.publicIp() + " on " + a.privateIpAddress() + ", its pod " + pod + " has "
             + podIp);
       }
-      if (podIp != null && (e.getStatus().associationId() == null
+      if (podIp != null && (e.getStatus() == null || e.getStatus().associationId() == null
           || !e.getStatus().associationId().equals(a.associationId()))) {
         out.add("Eip " + name + ": status association " + e.getStatus().associationId() + ", EC2 "
             + a.associationId());
