@@ -152,10 +152,9 @@ final class EipFaultWorld {
         out.add("Eip " + name + ": " + a.publicIp() + " on " + a.privateIpAddress() + ", its pod " + pod + " has "
             + podIp);
       }
-      if (podIp != null && (e.getStatus() == null || e.getStatus().associationId() == null
-          || !e.getStatus().associationId().equals(a.associationId()))) {
-        out.add("Eip " + name + ": status association " + e.getStatus().associationId() + ", EC2 "
-            + a.associationId());
+      String association = e.getStatus() == null ? null : e.getStatus().associationId();
+      if (podIp != null && (association == null || !association.equals(a.associationId()))) {
+        out.add("Eip " + name + ": status association " + association + ", EC2 " + a.associationId());
       }
     }
     byUid.forEach((uid, left) -> left.forEach(a -> out.add("leak: " + a.publicIp() + " (" + a.allocationId()
