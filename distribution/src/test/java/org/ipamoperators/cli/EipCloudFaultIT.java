@@ -42,7 +42,9 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
  *
  * <p>Seed: {@code -Dipam.reliability.seed} (printed; the same seed draws the same fault sequence, though which
  * call draws which fault depends on the order the concurrent calls arrive in), runs in a row:
- * {@code -Dipam.reliability.seeds} (1), fault time: {@code -Dipam.reliability.faultSeconds} (20).
+ * {@code -Dipam.reliability.seeds} (1; 3 in the long run), fault time: {@code -Dipam.reliability.faultSeconds} (20;
+ * 40 in the long run). With the operator's release of a second address tagged with an Eip's UID switched off, it
+ * fails: an AllocateAddress whose answer was lost and which the SDK repeated leaves two addresses for one Eip.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
@@ -51,7 +53,8 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
 class EipCloudFaultIT {
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
   private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
-  private static final int FAULT_SECONDS = Integer.getInteger("ipam.reliability.faultSeconds", 20);
+  private static final int FAULT_SECONDS = Integer.getInteger("ipam.reliability.faultSeconds",
+      Boolean.getBoolean("ipam.reliability.long") ? 40 : 20);
   private static final String CLUSTER = "cloud-fault";
   /** Rates per call; at most one fault per call, drawn in this order. */
   static final Map<Fault, Double> RATES = new LinkedHashMap<>(Map.of(Fault.THROTTLE, 0.12,
