@@ -133,11 +133,7 @@ final class EipWorld implements AutoCloseable {
   }
 
   Operator start(KubeApiServer server, MotoServer moto, EipSettings settings) {
-    return start(server.newClient(), moto, settings);
-  }
-
-  /** An operator on this client (one through a fault proxy, say); stopping it closes the client. */
-  Operator start(KubernetesClient c, MotoServer moto, EipSettings settings) {
+    KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true)
         .withCacheSyncTimeout(Duration.ofSeconds(30)));
     EipControllers.register(op, c, registry, settings, elasticIps(moto));
