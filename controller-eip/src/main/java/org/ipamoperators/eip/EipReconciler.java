@@ -82,6 +82,8 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration RETRY_AWS = Duration.ofSeconds(30);
   private static final Duration RETRY_QUOTA = Duration.ofMinutes(2);
+  /** {@link #address}: the Eip reconciled is a stale copy of one deleted or replaced; nothing is done. */
+  private static final ElasticIp GONE = new ElasticIp("gone", "0.0.0.0", null, null, null, null, null, Map.of());
 
   private final KubernetesClient client;
   private final EipSettings settings;
@@ -188,6 +190,9 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     StatusDraft status = new StatusDraft(eip);
     try {
       ElasticIp address = address(eip, selector, status);
+      if (address == GONE) {
+        return UpdateControl.noUpdate();
+      }
       if (address == null) {
         return finish(eip, status, RETRY_QUOTA.compareTo(settings.resyncInterval()) < 0 ? RETRY_QUOTA
             : settings.resyncInterval());
@@ -218,7 +223,8 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
 
   /**
    * The Eip's one address: found by UID tag (duplicates released), else adopted or allocated and recorded in the
-   * status at once. Null when none could be had (quota): the status says why.
+   * status at once. Null when none could be had (quota): the status says why. {@link #GONE} when the Eip is a
+   * stale copy of one deleted or replaced ({@link #stillThere}).
    */
   private ElasticIp address(Eip eip, EipSelector selector, StatusDraft status) {
     String uid = eip.getMetadata().getUid();
@@ -237,6 +243,9 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     if (choice.keep().isPresent()) {
       address = choice.keep().get();
     } else {
+      if (!stillThere(eip)) {
+        return GONE;
+      }
       address = adoptOrAllocate(eip, selector, status);
       if (address == null) {
         return null;
@@ -251,6 +260,26 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     status.publicIp = address.publicIp();
     claimInLedger(eip, address);
     return address;
+  }
+
+  /**
+   * Whether this Eip, as the apiserver has it now, is the one being reconciled: not deleted, not deleting, not
+   * replaced by another of its name. A replica whose watches went quiet reconciles what it last heard; allocating
+   * for a copy that is gone would leak an address tagged with a dead UID, and its status write (by name) would
+   * give that address to the Eip made again under the name, which then changes once that Eip is served. Asked only
+   * before an address is allocated or adopted, so it costs one read per new address.
+   */
+  private boolean stillThere(Eip eip) {
+    Eip live = client.resources(Eip.class).inNamespace(eip.getMetadata().getNamespace())
+        .withName(eip.getMetadata().getName()).get();
+    if (live != null && eip.getMetadata().getUid().equals(live.getMetadata().getUid())
+        && live.getMetadata().getDeletionTimestamp() == null) {
+      return true;
+    }
+    LOG.info("Eip {} (uid {}) is {} in the apiserver: no address allocated for this stale copy", eip.key(),
+        eip.getMetadata().getUid(), live == null ? "gone" : live.getMetadata().getDeletionTimestamp() != null
+            ? "being deleted" : "replaced (uid " + live.getMetadata().getUid() + ")");
+    return false;
   }
 
   private ElasticIp adoptOrAllocate(Eip eip, EipSelector selector, StatusDraft status) {
