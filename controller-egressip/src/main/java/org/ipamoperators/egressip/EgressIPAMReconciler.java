@@ -483,9 +483,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         List<Ip> own = new ArrayList<>(EgressFacts.ownAddresses(n, hostIps.get(nodeName)));
         try {
           NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, own));
-          cloud = new NodeFacts.CloudView(Set.copyOf(a.secondaryAddresses()), a.capacity(), null);
+          cloud = new NodeFacts.CloudView(Set.copyOf(a.secondaryAddresses()), a.capacity());
         } catch (NodeNetworkException e) {
-          cloud = NodeFacts.CloudView.failed(e.getMessage());
+          cloud = NodeFacts.CloudView.failed(e.getMessage(), e.retryable());
         }
       }
       nodeFacts.add(EgressFacts.node(n, hostIps.get(nodeName), sdnHosting.getOrDefault(nodeName, Set.of()), cloud));
@@ -533,6 +533,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Set<String> cleared = new HashSet<>();
     List<Ip> releaseAfterDetach = new ArrayList<>();
     List<Held> releaseNow = new ArrayList<>();
+    boolean releasesHeldBack = false;
     for (Ip ip : plan.toRelease()) {
       Held c = ourClaims.get(ip);
       String ns = c.namespace();
@@ -540,6 +541,10 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         // Still on a node's interface: the claim stays until the cloud has let go of it, so a
         // failed detach is retried rather than leaving an address nobody accounts for.
         releaseAfterDetach.add(ip);
+      } else if (decision.attachmentsUnknown()) {
+        // A node's interface could not be read (throttled, 5xx): the address may be on it, and
+        // a claim released now would leave it there with no owner. Kept until the cloud answers.
+        releasesHeldBack = true;
       } else {
         releaseNow.add(c);
       }
@@ -683,7 +688,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Duration next = decision.nextReview();
     if (retry) {
       next = RETRY_SOON;
-    } else if ((cloudRetry || discoveryRetry) && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
+    } else if ((cloudRetry || discoveryRetry || releasesHeldBack) && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
       next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
     }
     return patchIfChanged(ipam, patch, next);
@@ -958,6 +963,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // The cloud: every held address still on a node's interface is detached; a claim whose detach
     // failed is kept (and the finalizer with it) so the next attempt knows what to take off.
     Set<Ip> keep = new HashSet<>();
+    boolean undescribed = false;
     if (nodeNetwork.capabilities().requiresApiCalls()) {
       List<AddressChange> detach = new ArrayList<>();
       for (Node n : allNodes) {
@@ -972,8 +978,14 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           a.secondaryAddresses().stream().filter(held::containsKey)
               .forEach(ip -> detach.add(AddressChange.detach(ip, n.getMetadata().getName())));
         } catch (NodeNetworkException e) {
-          // gone with its instance, or not ours to look at: nothing of ours can be taken off it
-          LOG.debug("IPAM {} cleanup: {}", name, e.getMessage());
+          if (e.retryable()) {
+            // throttled or 5xx: its interface may still hold our addresses, so no claim goes yet
+            undescribed = true;
+            failures.add(e.getMessage());
+          } else {
+            // gone with its instance, or not ours to look at: nothing of ours can be taken off it
+            LOG.debug("IPAM {} cleanup: {}", name, e.getMessage());
+          }
         }
       }
       for (AddressChangeResult r : detach.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(detach)) {
@@ -984,7 +996,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         }
       }
     }
-    release(held.values().stream().filter(h -> !keep.contains(h.ip())).toList());
+    if (!undescribed) {
+      release(held.values().stream().filter(h -> !keep.contains(h.ip())).toList());
+    }
     metrics.forget(name);
     failureHistory.remove(name);
     plans.remove(name);

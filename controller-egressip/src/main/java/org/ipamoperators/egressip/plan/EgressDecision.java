@@ -19,6 +19,8 @@ import org.ipamoperators.core.failover.NodeVerdict;
  * @param failureHistory when each node last counted as failed (the input of the next decision)
  * @param nodes the nodes as the planner used them (capacity after sharing and suspicion)
  * @param attached our claimed addresses the cloud shows on some node's interface now
+ * @param attachmentsUnknown a node's interface could not be read for a reason that may pass, so an
+ *     address not in {@code attached} may still be on it
  * @param deferred namespaces whose new addresses wait for a CIDR whose usage could not be read,
  *     with that CIDR
  * @param platformProblems what the platform could not tell (one message each)
@@ -29,6 +31,6 @@ import org.ipamoperators.core.failover.NodeVerdict;
  * @param placementReused whether the placement was
  */
 public record EgressDecision(EgressPlan plan, Map<String, NodeVerdict> verdicts, Map<String, Instant> failureHistory,
-    List<NodeInfo> nodes, Set<Ip> attached, Map<String, IpRange> deferred, List<String> platformProblems,
+    List<NodeInfo> nodes, Set<Ip> attached, boolean attachmentsUnknown, Map<String, IpRange> deferred, List<String> platformProblems,
     Map<String, String> capacityProblems, Duration nextReview, EgressPlanner.Memory memory, int reused,
     boolean placementReused) {}

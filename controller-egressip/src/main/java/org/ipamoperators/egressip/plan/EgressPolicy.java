@@ -139,6 +139,7 @@ public final class EgressPolicy {
     List<String> platformProblems = new ArrayList<>();
     Map<String, String> capacityProblems = new TreeMap<>();
     Set<Ip> attached = new HashSet<>();
+    boolean attachmentsUnknown = false;
     Set<Ip> onInterfaces = new HashSet<>();
     EgressInputs.PlatformNetwork platform = in.platform();
     for (NodeFacts n : in.nodes()) {
@@ -155,6 +156,7 @@ public final class EgressPolicy {
         if (cloud != null && cloud.problem() != null) {
           // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
           eligible = false;
+          attachmentsUnknown |= cloud.unknown();
           if (selected) {
             platformProblems.add(cloud.problem());
           }
@@ -220,7 +222,7 @@ public final class EgressPolicy {
       Optional<IpRange> unknown = blind.stream().filter(r -> toClaim.stream().anyMatch(r::contains)).findFirst();
       unknown.ifPresent(r -> deferred.put(ns, r));
     }
-    return new EgressDecision(plan, verdicts, history, nodeInfos, attached, deferred, platformProblems,
+    return new EgressDecision(plan, verdicts, history, nodeInfos, attached, attachmentsUnknown, deferred, platformProblems,
         capacityProblems, nextReview(verdicts, now), result.memory(), result.reused(), result.placementReused());
   }
 

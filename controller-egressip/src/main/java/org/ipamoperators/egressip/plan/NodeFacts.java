@@ -15,10 +15,18 @@ public record NodeFacts(String name, Map<String, String> labels, String capacity
     HealthObservation readiness, Set<Ip> ownAddresses, Set<Ip> sdnHosting, boolean hasProviderId,
     CloudView cloud) {
 
-  /** The node's interface as the cloud described it, or the reason it could not. */
-  public record CloudView(Set<Ip> secondaries, int capacity, String problem) {
-    public static CloudView failed(String problem) {
-      return new CloudView(Set.of(), 0, problem);
+  /**
+   * The node's interface as the cloud described it, or the reason it could not; {@code unknown}
+   * when the failure may pass (throttling, 5xx), so the interface may still hold addresses of ours.
+   */
+  public record CloudView(Set<Ip> secondaries, int capacity, String problem, boolean unknown) {
+    public CloudView(Set<Ip> secondaries, int capacity) {
+      this(secondaries, capacity, null, false);
+    }
+
+    /** A node the cloud could not describe; {@code retryable}: what its interface holds is unknown. */
+    public static CloudView failed(String problem, boolean retryable) {
+      return new CloudView(Set.of(), 0, problem, retryable);
     }
   }
 }

@@ -304,6 +304,33 @@ class AwsEgressIT {
   }
 
   /**
+   * A namespace opts out while its node's instance cannot be described (throttled past the SDK's
+   * retries): the address may still be on the node's ENI, so its claim is kept until the node can be
+   * read again, and then the address is taken off and released. Released at once, it stayed on the
+   * ENI with no owner: the planner only takes off addresses that it claims.
+   */
+  @Test
+  void anAddressIsNotReleasedWhileItsNodeCannotBeDescribed() {
+    worker("a1", "a", subnetA, "m5.large");
+    String ipam = cluster.n("undescribed");
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"));
+    cluster.namespace("ns1", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(onEni("a1")).hasSize(1));
+    String ip = onEni("a1").iterator().next();
+    proxy.inject("DescribeInstances", instances.get("a1"), FaultProxy.Fault.THROTTLE, 40);
+    cluster.annotate("ns1", org.ipamoperators.egressip.api.EgressAnnotations.EGRESSIPAM, null);
+
+    await().atMost(Duration.ofSeconds(150)).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns1")).isNull();
+      assertThat(proxy.allFaultsUsed()).isTrue();
+      assertThat(onEni("a1")).as("taken off once a1 can be described").isEmpty();
+      assertThat(ownedTags("a1")).isEmpty();
+      assertThat(new org.ipamoperators.controller.common.ledger.BlockLedger(client).entry(Ip.parse(ip)))
+          .as("released after it was taken off").isNull();
+    });
+  }
+
+  /**
    * Seeded EC2 faults (throttling, 503 and 500 on the calls the operator makes, beyond the SDK's own
    * retries) while twelve namespaces opt in, four opt out and a node fails. Once the faults are used
    * up: every namespace left has one address per CIDR, each on exactly one ENI (of a Ready node, in

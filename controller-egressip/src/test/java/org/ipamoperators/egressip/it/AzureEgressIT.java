@@ -269,6 +269,91 @@ class AzureEgressIT {
     assertThat(cluster.egressIps("ns1")).isEqualTo(ip);
   }
 
+  /**
+   * Seeded ARM faults (500, throttling with Retry-After, another operation in progress, a stale etag)
+   * on the NIC and VM calls while eight namespaces opt in, two opt out and a node fails. Once the
+   * faults are used up (the six left fill the five NICs' three secondary configurations each, with a1
+   * out): every namespace left has one address per CIDR, each in exactly one NIC's ip
+   * configurations (of a Ready node) and in that node's HostSubnet; no NIC holds an address no
+   * namespace holds; no address has two namespaces. {@code -Dipam.reliability.seed=N} replays the faults.
+   */
+  @Test
+  void seededCloudFaultsDuringABurstLeaveEveryAddressOnExactlyOneNic() {
+    long seed = Long.getLong("ipam.reliability.seed", System.nanoTime());
+    org.slf4j.LoggerFactory.getLogger(AzureEgressIT.class).info("[cloud-faults] azure seed {}", seed);
+    java.util.Random random = new java.util.Random(seed);
+    List<String> nodes = List.of("a1", "a2", "a3", "b1", "b2"); // 3 secondary configurations per NIC
+    nodes.forEach(n -> worker(n, n.substring(0, 1), n.startsWith("a") ? subnetA : subnetB));
+    List<java.util.function.IntFunction<ArmServer.Fault>> kinds = List.of(
+        t -> ArmServer.Fault.of("GET", "networkInterfaces/[^/]+$", 500, "InternalServerError", t),
+        t -> ArmServer.Fault.of("PUT", "networkInterfaces/[^/]+$", 500, "InternalServerError", t),
+        t -> ArmServer.Fault.of("PUT", "networkInterfaces/[^/]+$", 429, "SubscriptionRequestsThrottled", t).retryAfter(1),
+        t -> ArmServer.Fault.of("PUT", "networkInterfaces/[^/]+$", 409, "AnotherOperationInProgress", t),
+        t -> ArmServer.Fault.of("PUT", "networkInterfaces/[^/]+$", 412, "PreconditionFailedEtagMismatch", t),
+        t -> ArmServer.Fault.of("GET", "virtualMachines/[^/]+$", 500, "InternalServerError", t));
+    List<ArmServer.Fault> injected = new java.util.ArrayList<>();
+    List<Integer> asked = new java.util.ArrayList<>();
+    Runnable someFaults = () -> {
+      for (int i = 0; i < 4; i++) {
+        int times = 1 + random.nextInt(8);
+        ArmServer.Fault f = kinds.get(random.nextInt(kinds.size())).apply(times);
+        injected.add(f);
+        asked.add(times);
+        arm.inject(f);
+      }
+    };
+    String ipam = cluster.n("cf");
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"), cidr(CIDR_B, "b"));
+    someFaults.run();
+    for (int i = 0; i < 8; i++) {
+      cluster.namespace("ns" + i, ipam, null);
+    }
+    await().atMost(WAIT).until(() -> cluster.egressIps("ns0") != null);
+    someFaults.run();
+    for (int i = 0; i < 2; i++) {
+      cluster.annotate("ns" + i, org.ipamoperators.egressip.api.EgressAnnotations.EGRESSIPAM, null);
+    }
+    cluster.setReady("a1", false);
+    someFaults.run();
+
+    await().atMost(Duration.ofSeconds(180)).untilAsserted(() -> {
+      Map<String, String> holder = new HashMap<>();
+      for (int i = 2; i < 8; i++) {
+        String ips = cluster.egressIps("ns" + i);
+        assertThat(ips).as("ns%d", i).isNotNull();
+        String[] two = ips.split(",");
+        assertThat(two).hasSize(2);
+        for (String ip : two) {
+          assertThat(holder.put(ip, "ns" + i)).as("%s has two namespaces", ip).isNull();
+        }
+      }
+      for (int i = 0; i < 2; i++) {
+        assertThat(cluster.egressIps("ns" + i)).as("ns%d opted out", i).isNull();
+      }
+      Map<String, List<String>> onNics = new HashMap<>();
+      for (String n : nodes) {
+        assertThat(owned(n)).as("configurations of %s", n).isEqualTo(onNic(n));
+        onNic(n).forEach(ip -> onNics.computeIfAbsent(ip, k -> new java.util.ArrayList<>()).add(n));
+      }
+      assertThat(onNics.keySet()).as("on a NIC, and only those").isEqualTo(holder.keySet());
+      Map<String, List<String>> hosted = cluster.hostedAnywhere();
+      for (var e : onNics.entrySet()) {
+        assertThat(e.getValue()).as("NICs holding %s", e.getKey()).hasSize(1).doesNotContain("a1");
+        assertThat(hosted.get(e.getKey())).as("HostSubnets of %s", e.getKey()).containsExactly(cluster.n(e.getValue().get(0)));
+      }
+      assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
+    });
+    Map<String, Integer> used = new java.util.TreeMap<>();
+    for (int i = 0; i < injected.size(); i++) {
+      ArmServer.Fault f = injected.get(i);
+      used.merge(f.method() + " " + f.path().pattern().split("/")[0] + " " + f.status() + " " + f.code(),
+          asked.get(i) - Math.max(0, f.left()[0]), Integer::sum);
+    }
+    int total = used.values().stream().mapToInt(Integer::intValue).sum();
+    org.slf4j.LoggerFactory.getLogger(AzureEgressIT.class).info("[cloud-faults] azure seed {}: {} faults injected {}", seed, total, used);
+    assertThat(total).as("faults reached the operator").isPositive();
+  }
+
   @Test
   void addressesTheOldOperatorPlacedAreTakenOverWhereTheyAreWithoutAWrite() {
     worker("a1", "a", subnetA);

@@ -102,7 +102,7 @@ class EgressPolicyTest {
   @Test
   void aCidrWhoseUsageCannotBeReadIsBlindNothingNewIsClaimedThere() {
     NodeFacts n1 = new NodeFacts("n1", Map.of("zone", "a"), null, new HealthObservation("n1", NOW.minusSeconds(3600), true),
-        Set.of(), Set.of(), true, new NodeFacts.CloudView(Set.of(), 10, null));
+        Set.of(), Set.of(), true, new NodeFacts.CloudView(Set.of(), 10));
     EgressInputs in = new EgressInputs("x", ONE_ZONE, namespaces(1), List.of(), List.of(n1), CLOUD,
         Map.of("192.0.2.0/24", new EgressInputs.InUse(Set.of(), "DescribeSubnets: throttled")));
     EgressDecision d = EgressPolicy.decide(in, Map.of(), NOW);
