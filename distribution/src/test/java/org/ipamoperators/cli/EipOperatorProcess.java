@@ -34,4 +34,19 @@ final class EipOperatorProcess {
     all.putAll(env);
     return OperatorProcess.start(dir, name, args, all);
   }
+
+  /**
+   * After a test: kills its operator processes and takes the finalizers off the Eips left, so a
+   * deleted test namespace (kept by the shared API server) holds nothing that waits for an operator.
+   */
+  static void stopAll(List<Process> processes, io.fabric8.kubernetes.client.KubernetesClient client) throws Exception {
+    for (Process p : processes) {
+      p.destroyForcibly().waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    client.resources(org.ipamoperators.eip.api.Eip.class).list().getItems().forEach(e -> client
+        .resources(org.ipamoperators.eip.api.Eip.class).withName(e.getMetadata().getName()).edit(x -> {
+          x.getMetadata().setFinalizers(List.of());
+          return x;
+        }));
+  }
 }

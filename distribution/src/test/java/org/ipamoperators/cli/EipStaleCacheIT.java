@@ -55,14 +55,7 @@ class EipStaleCacheIT {
 
   @AfterEach
   void stop(KubernetesClient client) throws Exception {
-    for (Process p : processes) {
-      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
-    client.resources(Eip.class).list().getItems().forEach(e -> client.resources(Eip.class)
-        .withName(e.getMetadata().getName()).edit(x -> {
-          x.getMetadata().setFinalizers(List.of());
-          return x;
-        }));
+    EipOperatorProcess.stopAll(processes, client);
   }
 
   @Test
