@@ -626,9 +626,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     served.values().forEach(servedIps::addAll);
     List<AddressChange> changes = EgressPolicy.cloudChanges(plan, servedIps, caps.requiresApiCalls());
     Set<Ip> detachFailed = new HashSet<>();
+    Set<Ip> detachAnswered = new HashSet<>();
     List<String> cloudFailures = new ArrayList<>();
     boolean cloudRetry = false;
     for (AddressChangeResult r : changes.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(changes)) {
+      if (r.change().kind() == AddressChange.Kind.DETACH) {
+        detachAnswered.add(r.change().address());
+      }
       if (r.outcome() == AddressChangeResult.Outcome.FAILED) {
         if (r.change().kind() == AddressChange.Kind.DETACH) {
           detachFailed.add(r.change().address());
@@ -639,8 +643,15 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
       }
     }
-    release(releaseAfterDetach.stream().filter(ip -> !detachFailed.contains(ip)).map(ourClaims::get)
-        .filter(h -> !stillShown.contains(h.namespace())).toList());
+    // Released only once the cloud answered its detach: an address on an interface whose detach was not
+    // even asked in this pass keeps its claim (and the next pass asks), never left there unowned.
+    List<Ip> notAsked = releaseAfterDetach.stream().filter(ip -> !detachAnswered.contains(ip)).toList();
+    if (!notAsked.isEmpty()) {
+      LOG.info("IPAM {}: {} still on an interface and not detached in this pass: kept for the next one", name, notAsked);
+      releasesHeldBack = true;
+    }
+    release(releaseAfterDetach.stream().filter(ip -> detachAnswered.contains(ip) && !detachFailed.contains(ip))
+        .map(ourClaims::get).filter(h -> !stillShown.contains(h.namespace())).toList());
     failures.addAll(cloudFailures);
     if (!decision.platformProblems().isEmpty() || !cloudFailures.isEmpty()) {
       // One Event per distinct message (the recorder counts repeats): which call, node and code.
