@@ -104,7 +104,7 @@ class EipCloudFaultIT {
           Map.of("EIP_RESYNC_INTERVAL", "10s", "EIP_ORPHAN_SWEEP_INTERVAL", "15s"));
       processes.add(op);
       SnapshotCheck snapshots = new SnapshotCheck();
-      SnapshotWatcher watcher = SnapshotWatcher.start("eip-cloud-fault-watcher", snapshots, () -> shown(client));
+      SnapshotWatcher watcher = SnapshotWatcher.start("eip-cloud-fault-watcher", snapshots, () -> EipFaultWorld.shown(client));
       Instant faultsFrom = Instant.now();
       // Four waves over the first half of the fault time, so that the operator works all through the faults.
       ExecutorService creators = Executors.newFixedThreadPool(4);
@@ -140,7 +140,7 @@ class EipCloudFaultIT {
             .until(() -> {
               problems.clear();
               problems.addAll(world.problems(podIps));
-              return shown(client).size() == count && problems.isEmpty();
+              return EipFaultWorld.shown(client).size() == count && problems.isEmpty();
             });
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         System.out.printf("[cloud-fault] eip seed %d did not converge; problems: %s; operator log %s%n", seed,
@@ -150,7 +150,7 @@ class EipCloudFaultIT {
       }
       Duration converged = Duration.between(calm, Instant.now());
       watcher.stop();
-      snapshots.check(shown(client));
+      snapshots.check(EipFaultWorld.shown(client));
       long repaired = client.v1().events().inNamespace(ns).list().getItems().stream()
           .filter(e -> "DuplicateAddressReleased".equals(e.getReason()))
           .filter(e -> e.getInvolvedObject().getName().startsWith(prefix + "-"))
@@ -177,13 +177,4 @@ class EipCloudFaultIT {
     }
   }
 
-  private static Map<String, List<String>> shown(KubernetesClient client) {
-    Map<String, List<String>> out = new HashMap<>();
-    for (Eip e : client.resources(Eip.class).list().getItems()) {
-      if (e.getStatus() != null && e.getStatus().publicIpAddress() != null) {
-        out.put(e.getMetadata().getName() + "/" + e.getMetadata().getUid(), List.of(e.getStatus().publicIpAddress()));
-      }
-    }
-    return out;
-  }
 }

@@ -183,4 +183,15 @@ final class EipFaultWorld {
       client.nodes().withName(n).delete();
     }
   }
+
+  /** The address each Eip shows, keyed by name and UID: an Eip deleted and made again under its name is another owner. */
+  static Map<String, List<String>> shown(KubernetesClient client) {
+    Map<String, List<String>> out = new HashMap<>();
+    for (Eip e : client.resources(Eip.class).list().getItems()) {
+      if (e.getStatus() != null && e.getStatus().publicIpAddress() != null) {
+        out.put(e.getMetadata().getName() + "/" + e.getMetadata().getUid(), List.of(e.getStatus().publicIpAddress()));
+      }
+    }
+    return out;
+  }
 }

@@ -71,7 +71,7 @@ class EipStaleCacheIT {
       proxy.silenceWatches(true);
       Process fresh = replica(dir, OperatorRun.writeKubeconfig(dir, server.kubeconfig()), ns, moto, "fresh");
       awaitLeader(client, "fresh");
-      watcher = SnapshotWatcher.start("eip-stale-cache-watcher", snapshots, () -> shown(client));
+      watcher = SnapshotWatcher.start("eip-stale-cache-watcher", snapshots, () -> EipFaultWorld.shown(client));
       for (int i = 0; i < 6; i++) {
         create(client, "a-" + i, pods.get(i));
       }
@@ -94,7 +94,7 @@ class EipStaleCacheIT {
         create(client, name, pods.get(i));
       }
       await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
-          .until(() -> shown(client).size() == 14 && associated(client) == 6);
+          .until(() -> EipFaultWorld.shown(client).size() == 14 && associated(client) == 6);
 
       fresh.destroyForcibly(); // SIGKILL: the stale replica takes the Lease when it expires
       assertThat(fresh.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -120,16 +120,16 @@ class EipStaleCacheIT {
             .until(() -> {
               problems.clear();
               problems.addAll(world.problems(servedPods));
-              return shown(client).size() == live && client.resources(Eip.class).list().getItems().size() == live
+              return EipFaultWorld.shown(client).size() == live && client.resources(Eip.class).list().getItems().size() == live
                   && problems.isEmpty();
             });
       } catch (org.awaitility.core.ConditionTimeoutException e) {
         throw new AssertionError("no convergence within 180 s after the watches came back: " + problems
-            + "; shown " + shown(client), e);
+            + "; shown " + EipFaultWorld.shown(client), e);
       }
       Duration converged = Duration.between(healed, Instant.now());
       watcher.stop();
-      snapshots.check(shown(client));
+      snapshots.check(EipFaultWorld.shown(client));
       long repaired = client.v1().events().inNamespace(ns).list().getItems().stream()
           .filter(e -> "DuplicateAddressReleased".equals(e.getReason()))
           .mapToLong(e -> e.getCount() == null ? 1 : e.getCount()).sum();
@@ -197,14 +197,4 @@ class EipStaleCacheIT {
         .filter(e -> e.getStatus() != null && e.getStatus().associationId() != null).count();
   }
 
-  /** Keyed by name and UID: an Eip deleted and made again under its name is another owner. */
-  private static Map<String, List<String>> shown(KubernetesClient client) {
-    Map<String, List<String>> out = new HashMap<>();
-    for (Eip e : client.resources(Eip.class).list().getItems()) {
-      if (e.getStatus() != null && e.getStatus().publicIpAddress() != null) {
-        out.put(e.getMetadata().getName() + "/" + e.getMetadata().getUid(), List.of(e.getStatus().publicIpAddress()));
-      }
-    }
-    return out;
-  }
 }
