@@ -36,7 +36,7 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
  * EC2's XML shape, answers slowly, resets connections before a call reaches EC2, and loses answers after EC2 did
  * the work (an AllocateAddress whose answer is lost and that the SDK repeats makes a second address). The faults
  * stop after a while; then every Eip must show exactly one address, the only one EC2 tags with its UID, associated
- * with its pod's IP when it has a pod; no address shown by two Eips, no private IP holding two addresses, no
+ * with its pod's IP when it has a pod, or with its node's InternalIP for a node-mode Eip (one per node); no address shown by two Eips, no private IP holding two addresses, no
  * address of a UID without an Eip; and deleting the Eips releases every address. At no snapshot may two Eips show
  * one address, nor an Eip's address change once shown.
  *
@@ -88,14 +88,18 @@ class EipCloudFaultIT {
   private void runOnce(long seed, String prefix, EipFaultWorld world, KubeApiServer server, KubernetesClient client,
       MotoServer moto, Path dir) throws Exception {
     Map<String, String> podIps = new HashMap<>();
+    List<String> nodeLabels = new ArrayList<>();
     for (int n = 0; n < 3; n++) {
       podIps.putAll(world.nodeWithPods(prefix + "-n" + n, 4));
+      nodeLabels.add(world.nodeLabel(prefix + "-n" + n));
     }
     List<String> podNames = new ArrayList<>(podIps.keySet());
     int withoutPod = 8;
-    int count = podNames.size() + withoutPod;
-    System.out.printf("[cloud-fault] eip seed %d, %d Eips (%d with a pod), faults for %d s at %s%n", seed, count,
-        podNames.size(), FAULT_SECONDS, RATES);
+    // Node-mode Eips: one per node, each selecting its node by label, associated with the node's InternalIP.
+    int onNodes = nodeLabels.size();
+    int count = podNames.size() + withoutPod + onNodes;
+    System.out.printf("[cloud-fault] eip seed %d, %d Eips (%d with a pod, %d on a node), faults for %d s at %s%n",
+        seed, count, podNames.size(), onNodes, FAULT_SECONDS, RATES);
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
     String ns = client.getNamespace();
     try (FaultProxy proxy = new FaultProxy(moto.endpoint())) {
@@ -111,12 +115,15 @@ class EipCloudFaultIT {
       int waves = 4;
       for (int w = 0; w < waves; w++) {
         for (int i = w; i < count; i += waves) {
-          String pod = i < podNames.size() ? podNames.get(i) : prefix + "-nopod-" + i;
+          EipSelector selector = i < podNames.size() ? EipSelector.pod(podNames.get(i))
+              : i < podNames.size() + onNodes
+                  ? EipSelector.node(Map.of(EipFaultWorld.NODE_LABEL, nodeLabels.get(i - podNames.size())))
+                  : EipSelector.pod(prefix + "-nopod-" + i);
           String name = prefix + "-eip-" + i;
           creators.submit(() -> {
             Eip e = new Eip();
             e.getMetadata().setName(name);
-            e.setSpec(EipSpec.of(EipSelector.pod(pod)));
+            e.setSpec(EipSpec.of(selector));
             client.resource(e).create();
           });
         }
@@ -161,6 +168,10 @@ class EipCloudFaultIT {
           converged.toMillis(), watcher.taken());
       System.out.println("[cloud-fault] eip " + summary);
       assertThat(injected.values().stream().mapToLong(Long::longValue).sum()).as("faults injected").isPositive();
+      // The node-mode Eips were checked against their nodes (world.problems), not skipped: each is associated.
+      assertThat(client.resources(Eip.class).list().getItems().stream()
+          .filter(e -> e.getMetadata().getName().startsWith(prefix + "-") && EipFaultWorld.nodeOf(e) != null)
+          .filter(e -> e.getStatus() != null && e.getStatus().associationId() != null)).as(summary).hasSize(onNodes);
       assertThat(snapshots.duplicates()).as(summary).isEmpty();
       assertThat(snapshots.changed()).as(summary).isEmpty();
 

@@ -29,9 +29,10 @@ import software.amazon.awssdk.services.ec2.model.Address;
 import software.amazon.awssdk.services.ec2.model.Filter;
 
 /**
- * {@link ControlPlaneRestartIT} for Elastic IPs: Eips arrive in three bursts while the eip operator (its own process,
- * against moto) runs on an apiserver and etcd of this test's own; kube-apiserver is stopped (SIGTERM) and started
- * again after the first burst, etcd SIGKILLed and started again on its data after the second. An AllocateAddress
+ * {@link ControlPlaneRestartIT} for Elastic IPs: 24 Eips arrive in a burst (4 threads) while the eip operator (its own
+ * process, against moto) runs on an apiserver and etcd of this test's own; kube-apiserver is stopped (SIGTERM) and
+ * started again and etcd SIGKILLed and started again on its data, in an order and at points of the burst drawn from a
+ * printed seed ({@code -Dipam.reliability.seed} replays it). An AllocateAddress
  * whose status write meets the outage must be found again by the Eip's UID tag, not repeated. No public address
  * may be shown by two Eips at any snapshot, none may change once shown; in the end EC2 holds exactly the addresses
  * the Eips show, one each, and deleting the Eips releases every one. The operator is never restarted.
@@ -39,6 +40,7 @@ import software.amazon.awssdk.services.ec2.model.Filter;
 @MotoTest
 class EipControlPlaneRestartIT {
   private static final String CLUSTER = "restart-run";
+  private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
 
   @Test
   void eipsKeepOneAddressEachThroughAnApiserverRestartAndAnEtcdKill(MotoServer moto, Ec2Client ec2,
@@ -70,15 +72,10 @@ class EipControlPlaneRestartIT {
         e.setSpec(EipSpec.of(EipSelector.pod("restart-pod-" + i)));
         client.resource(e).create();
       };
-      int perPhase = 8;
-      ControlPlaneBurst.burst(0, perPhase, create);
-      Duration apiserverDown = server.restartApiServer();
-      ControlPlaneBurst.burst(perPhase, perPhase, create);
-      Duration etcdDown = server.killEtcd();
-      ControlPlaneBurst.burst(2 * perPhase, perPhase, create);
+      int expected = 24;
+      ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, SEED, expected, create, "eip");
 
       Instant start = Instant.now();
-      int expected = 3 * perPhase;
       try {
         await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).failFast(() -> !running.isAlive())
             .until(() -> shown(client, ns).size() == expected);
@@ -95,9 +92,9 @@ class EipControlPlaneRestartIT {
       for (Eip e : client.resources(Eip.class).inNamespace(ns).list().getItems()) {
         allocations.add(e.getStatus().allocationId());
       }
-      String summary = String.format("apiserver down %d ms, etcd down %d ms, %d snapshots, %d Eips, converged %d ms "
-          + "after the last create", apiserverDown.toMillis(), etcdDown.toMillis(), watcher.taken(), expected,
-          converged.toMillis());
+      String summary = String.format("%s; apiserver down %d ms, etcd down %d ms, %d snapshots, %d Eips, converged %d ms "
+          + "after the last create", down.where(), down.apiserverDown().toMillis(), down.etcdDown().toMillis(),
+          watcher.taken(), expected, converged.toMillis());
       System.out.println("[control-plane-restart] eip " + summary + ", " + ours(ec2).size() + " addresses in EC2");
       assertThat(snapshots.duplicates()).as(summary).isEmpty();
       assertThat(snapshots.changed()).as(summary).isEmpty();

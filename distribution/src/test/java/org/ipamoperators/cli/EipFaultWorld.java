@@ -37,6 +37,12 @@ final class EipFaultWorld {
   private final String podSubnet;
   private final String hostSubnet;
   private final List<String> nodes = new ArrayList<>();
+  /** A node's {@link #NODE_LABEL} value to its InternalIP (its instance's primary address): where a node Eip goes. */
+  private final Map<String, String> nodeIps = new HashMap<>();
+  /** A node's {@link #NODE_LABEL} value to its name. */
+  private final Map<String, String> nodeNames = new HashMap<>();
+  /** Each node of the world carries this label, {@code <cluster>-<prefix>}: a node-mode Eip selects one by it. */
+  static final String NODE_LABEL = "eip-fault-node";
   private int nextPodIp = 10;
   private int nextHostIp = 10;
 
@@ -57,7 +63,10 @@ final class EipFaultWorld {
     }
   }
 
-  /** A Node on a new instance with {@code pods} pods on ENIs of their own; returns pod name to pod IP. */
+  /**
+   * A Node on a new instance with {@code pods} pods on ENIs of their own; returns pod name to pod IP. The node is
+   * labelled {@link #NODE_LABEL}={@link #nodeLabel}, for node-mode Eips.
+   */
   Map<String, String> nodeWithPods(String prefix, int pods) {
     String prefixIp = hostSubnetPrefix();
     String hostIp = prefixIp + (nextHostIp++);
@@ -65,9 +74,11 @@ final class EipFaultWorld {
         .privateIpAddress(hostIp).minCount(1).maxCount(1)).instances().get(0);
     String node = ns + "-" + prefix;
     var n = client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
-        .withLabels(Map.of(EipNames.MANAGE_LABEL, "true")).endMetadata()
+        .withLabels(Map.of(EipNames.MANAGE_LABEL, "true", NODE_LABEL, nodeLabel(prefix))).endMetadata()
         .withNewSpec().withProviderID("aws:///us-east-1a/" + i.instanceId()).endSpec().build()).create();
     nodes.add(node);
+    nodeIps.put(nodeLabel(prefix), hostIp);
+    nodeNames.put(nodeLabel(prefix), node);
     n.setStatus(new NodeStatusBuilder().addNewAddress().withType("InternalIP").withAddress(hostIp).endAddress()
         .withConditions(new NodeConditionBuilder().withType("Ready").withStatus("True").withReason("KubeletReady")
             .withLastTransitionTime(Instant.now().toString()).withLastHeartbeatTime(Instant.now().toString())
@@ -92,6 +103,11 @@ final class EipFaultWorld {
       names.put(name, ip);
     }
     return names;
+  }
+
+  /** The {@link #NODE_LABEL} value of the node made by {@code nodeWithPods(prefix, ...)}. */
+  String nodeLabel(String prefix) {
+    return cluster + "-" + prefix;
   }
 
   private String hostSubnetPrefix() {
@@ -119,7 +135,8 @@ final class EipFaultWorld {
    * What is wrong between the Eips and EC2 now (empty when nothing): an Eip without exactly one address tagged with
    * its UID, or whose status names another; an address shown by two Eips; an address whose UID is no live Eip's (a
    * leak); two addresses on one private IP; an Eip whose pod exists ({@code associated}) but whose address is not
-   * associated with the pod's IP.
+   * associated with the pod's IP; a node-mode Eip selecting one of this world's nodes whose address is not associated
+   * with that node's InternalIP, or whose status names another node.
    */
   List<String> problems(Map<String, String> podIps) {
     List<String> out = new ArrayList<>();
@@ -152,6 +169,20 @@ final class EipFaultWorld {
         out.add("Eip " + name + ": " + a.publicIp() + " on " + a.privateIpAddress() + ", its pod " + pod + " has "
             + podIp);
       }
+      String label = nodeOf(e);
+      String nodeIp = label == null ? null : nodeIps.get(label);
+      if (nodeIp != null) {
+        String node = nodeNames.get(label);
+        if (!nodeIp.equals(a.privateIpAddress())) {
+          out.add("Eip " + name + ": " + a.publicIp() + " on " + a.privateIpAddress() + ", its node " + node
+              + " has " + nodeIp);
+        }
+        String resource = e.getStatus() == null ? null : e.getStatus().resourceId();
+        if (!node.equals(resource)) {
+          out.add("Eip " + name + ": status names node " + resource + ", not " + node);
+        }
+        podIp = nodeIp; // and its association must be the one EC2 shows, as for a pod
+      }
       String association = e.getStatus() == null ? null : e.getStatus().associationId();
       if (podIp != null && (association == null || !association.equals(a.associationId()))) {
         out.add("Eip " + name + ": status association " + association + ", EC2 " + a.associationId());
@@ -175,6 +206,12 @@ final class EipFaultWorld {
   static String podOf(Eip e) {
     var s = e.getSpec() == null ? null : e.getSpec().effectiveSelector();
     return s == null || s.pod() == null ? null : s.pod().podName();
+  }
+
+  /** The node a node-mode Eip selects by {@link #NODE_LABEL}, or null. */
+  static String nodeOf(Eip e) {
+    var s = e.getSpec() == null ? null : e.getSpec().effectiveSelector();
+    return s == null || s.node() == null || s.node().selector() == null ? null : s.node().selector().get(NODE_LABEL);
   }
 
   /** Removes this test's Nodes (cluster-scoped; pods and Eips stay in the test's namespace). */
