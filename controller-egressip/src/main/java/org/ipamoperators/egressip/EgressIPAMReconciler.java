@@ -664,7 +664,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     NetworkWrite write = EgressPolicy.networkWrite(name, ipam.getSpec(), plan, served, cleared, decision.nodes(),
         platform.needsCloudApi());
     failures.addAll(switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject)
+      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject, writers)
           .apply(write);
       case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
       case NONE -> List.<String>of();
@@ -966,7 +966,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
     List<Node> allNodes = nodes.list(n -> true).toList();
     List<String> failures = new ArrayList<>(switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, this::hostSubnetView, this::wroteNetworkObject)
+      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, this::hostSubnetView, this::wroteNetworkObject,
+          writers)
           .apply(write);
       case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
       case NONE -> List.<String>of();

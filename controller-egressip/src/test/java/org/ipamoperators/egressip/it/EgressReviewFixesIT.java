@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -132,6 +133,58 @@ class EgressReviewFixesIT {
     assertThat(cluster.hostSubnetIps("a1")).containsExactlyInAnyOrder("192.0.2.1", "198.51.100.5");
     assertThat(written).singleElement().satisfies(h -> assertThat(h.getEgressIPs())
         .containsExactlyInAnyOrder("192.0.2.1", "198.51.100.5"));
+  }
+
+  @Test
+  void writesGoingOutSideBySideEachKeepWhatOthersWroteAndReportTheirOwnFailure() throws Exception {
+    // The network step writes NetNamespaces (then HostSubnets) side by side: each write is still conditioned on
+    // the view it was computed from, so another writer's entries survive, and one object's failure is its own.
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.node("a2", Map.of("zone", "a"));
+    int count = 40;
+    Map<String, List<Ip>> wanted = new java.util.TreeMap<>();
+    Map<String, NetNamespace> seen = new java.util.HashMap<>();
+    for (int i = 0; i < count; i++) {
+      cluster.namespace("par" + i, "p", null);
+      String ns = cluster.n("par" + i);
+      wanted.put(ns, List.of(Ip.parse("192.0.2." + (i + 1))));
+      seen.put(ns, client.resources(NetNamespace.class).withName(ns).get());
+    }
+    for (int i = 0; i < count; i += 2) { // after the writer's view was taken: its writes meet a 409 and read again
+      String foreign = "198.51.100." + (i + 1);
+      client.resources(NetNamespace.class).withName(cluster.n("par" + i)).edit(x -> {
+        x.setEgressIPs(List.of(foreign));
+        return x;
+      });
+    }
+    String missing = cluster.n("par-missing"); // no NetNamespace: reported, the others written all the same
+    wanted.put(missing, List.of(Ip.parse("192.0.2.200")));
+    Map<String, Set<Ip>> hosting = Map.of(cluster.n("a1"), new java.util.TreeSet<>(wanted.entrySet().stream()
+        .filter(e -> !e.getKey().equals(missing)).limit(20).map(e -> e.getValue().get(0)).toList()),
+        cluster.n("a2"), new java.util.TreeSet<>(wanted.entrySet().stream()
+        .filter(e -> !e.getKey().equals(missing)).skip(20).map(e -> e.getValue().get(0)).toList()));
+    List<HostSubnet> subnets = List.of(client.resources(HostSubnet.class).withName(cluster.n("a1")).get(),
+        client.resources(HostSubnet.class).withName(cluster.n("a2")).get());
+    List<Object> written = java.util.Collections.synchronizedList(new ArrayList<>());
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+    try {
+      SdnWriter writer = new SdnWriter(client, seen::get, () -> subnets, written::add, pool);
+      List<String> failures = writer.apply(new NetworkWrite("p", List.of(IpRange.parse("192.0.2.0/24")), wanted,
+          Set.of(), hosting, Map.of(), hosting.keySet()));
+      assertThat(failures).singleElement().asString().contains(missing).contains("does not exist");
+    } finally {
+      pool.shutdown();
+    }
+    for (int i = 0; i < count; i++) {
+      List<String> expected = new ArrayList<>(List.of("192.0.2." + (i + 1)));
+      if (i % 2 == 0) {
+        expected.add("198.51.100." + (i + 1));
+      }
+      assertThat(cluster.netNamespaceIps("par" + i)).as("par" + i).containsExactlyInAnyOrderElementsOf(expected);
+    }
+    assertThat(cluster.hostSubnetIps("a1")).hasSize(20);
+    assertThat(cluster.hostSubnetIps("a2")).hasSize(20);
+    assertThat(written).as("every object written, told once each").hasSize(count + 2);
   }
 
   @Test
