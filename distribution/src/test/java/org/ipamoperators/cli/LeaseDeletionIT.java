@@ -56,6 +56,9 @@ import org.junit.jupiter.api.io.TempDir;
 class LeaseDeletionIT {
   private static final int DELETIONS = Integer.getInteger("ipam.reliability.kills", 3);
   private static final Long GIVEN_SEED = Long.getLong("ipam.reliability.seed");
+  /** Where the replicas' output goes when given (kept after the run, to read), else the test's temporary dir. */
+  private static final Path LOG_DIR = System.getProperty("ipam.reliability.logDir") == null ? null
+      : Path.of(System.getProperty("ipam.reliability.logDir"));
   private static final double RATE = Double.parseDouble(System.getProperty("ipam.reliability.faultRate", "0.05"));
   /** Replica restarts after a lost Lease, at most: beyond it something is flapping, and the run fails. */
   private static final int MAX_RESTARTS = 200;
@@ -257,7 +260,8 @@ class LeaseDeletionIT {
 
   private Process start(Path dir, Path kubeconfig, String ns, String controller, String identity, int life) {
     try {
-      return replicas.start(dir, kubeconfig, ns, controller, identity, identity + "-" + life);
+      return replicas.start(LOG_DIR != null ? LOG_DIR : dir, kubeconfig, ns, controller, identity,
+          identity + "-" + life);
     } catch (Exception e) {
       throw new IllegalStateException("could not start replica " + identity, e);
     }
