@@ -58,6 +58,7 @@ class RouterIdsStaleReadIT {
       long before = proxy.forwarded();
       RouterIds.Result r = routerIds.sync(b, space, wanted, Set.of(), Map.of());
       long requests = proxy.forwarded() - before;
+      System.out.printf("[router-ids] %d keys, %d ids taken since the read: %d requests%n", KEYS, KEYS, requests);
 
       // No id of a's is given to b, every key has one, and they are the lowest free ones.
       assertThat(r.exhausted()).isEmpty();
