@@ -45,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * resets and watch cuts. At no snapshot may an address or router id be shown by two owners, none may change, and in
  * the end every owner is served and the audit finds nothing (no duplicate, leak, orphan or drift) for the run's
  * resources. Seed: {@code -Dipam.reliability.seed} (printed; drawn per test without one); deletions:
- * {@code -Dipam.reliability.kills} (3); fault rate {@code -Dipam.reliability.faultRate} (0.05).
+ * {@code -Dipam.reliability.kills} (3); fault rate {@code -Dipam.reliability.faultRate} (0.05); the replicas'
+ * output is kept in {@code -Dipam.reliability.logDir} when given (else it goes with the test's temporary directory).
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
