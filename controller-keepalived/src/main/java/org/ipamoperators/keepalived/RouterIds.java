@@ -143,10 +143,9 @@ final class RouterIds {
         continue;
       }
       // The space was read above (skip holds what is taken): one create per key, more only if someone raced us.
-      IdClaimResult r = ledger.claimLowestNotIn(space, key, owner, skip);
+      IdClaimResult r = claimLowest(space, key, owner, skip);
       if (r.ours()) {
         ids.put(key, r.id().getAsInt());
-        skip.add(r.id().getAsInt());
         ownHeld++;
       } else {
         exhausted.add(key);
@@ -156,6 +155,27 @@ final class RouterIds {
       }
     }
     return new Result(ids, exhausted, moved, retiring, quotaReached);
+  }
+
+  /**
+   * Claims the lowest id of the space not in {@code skip} for {@code key}. Every id tried joins {@code skip}, taken
+   * by someone else or now ours, so the keys after this one never try it again: when the read of the space is stale
+   * (another group claimed a run of ids since), the cost is one failed create per id taken since the read, not one
+   * per id and key. Two groups reconciling 30 new Services each at once used to send about 1,800 requests this way,
+   * minutes under API faults.
+   */
+  private IdClaimResult claimLowest(IdSpace space, String key, ClaimOwner owner, Set<Integer> skip) {
+    for (int id = space.min(); id <= space.max(); id++) {
+      if (skip.contains(id)) {
+        continue;
+      }
+      IdClaimResult r = ledger.claim(space, id, key, owner);
+      skip.add(id);
+      if (r.ours()) {
+        return r;
+      }
+    }
+    return new IdClaimResult(IdClaimResult.Outcome.EXHAUSTED, java.util.OptionalInt.empty(), owner);
   }
 
   /** Releases every id the owner holds, in any space. */

@@ -45,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * resets and watch cuts. At no snapshot may an address or router id be shown by two owners, none may change, and in
  * the end every owner is served and the audit finds nothing (no duplicate, leak, orphan or drift) for the run's
  * resources. Seed: {@code -Dipam.reliability.seed} (printed; drawn per test without one); deletions:
- * {@code -Dipam.reliability.kills} (3); fault rate {@code -Dipam.reliability.faultRate} (0.05).
+ * {@code -Dipam.reliability.kills} (3); fault rate {@code -Dipam.reliability.faultRate} (0.05); the replicas'
+ * output is kept in {@code -Dipam.reliability.logDir} when given (else it goes with the test's temporary directory).
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
@@ -56,6 +57,9 @@ import org.junit.jupiter.api.io.TempDir;
 class LeaseDeletionIT {
   private static final int DELETIONS = Integer.getInteger("ipam.reliability.kills", 3);
   private static final Long GIVEN_SEED = Long.getLong("ipam.reliability.seed");
+  /** Where the replicas' output goes when given (kept after the run, to read), else the test's temporary dir. */
+  private static final Path LOG_DIR = System.getProperty("ipam.reliability.logDir") == null ? null
+      : Path.of(System.getProperty("ipam.reliability.logDir"));
   private static final double RATE = Double.parseDouble(System.getProperty("ipam.reliability.faultRate", "0.05"));
   /** Replica restarts after a lost Lease, at most: beyond it something is flapping, and the run fails. */
   private static final int MAX_RESTARTS = 200;
@@ -257,7 +261,8 @@ class LeaseDeletionIT {
 
   private Process start(Path dir, Path kubeconfig, String ns, String controller, String identity, int life) {
     try {
-      return replicas.start(dir, kubeconfig, ns, controller, identity, identity + "-" + life);
+      return replicas.start(LOG_DIR != null ? LOG_DIR : dir, kubeconfig, ns, controller, identity,
+          identity + "-" + life);
     } catch (Exception e) {
       throw new IllegalStateException("could not start replica " + identity, e);
     }
