@@ -791,6 +791,10 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
         continue;
       }
+      if (r.outcome() != AddressChangeResult.Outcome.APPLIED) {
+        LOG.info("IPAM {}: orphan {} on {} not taken off: {}", name, o.address(), o.node(), r.message());
+        continue;
+      }
       metrics.orphanTakenOff(name);
       events.warning(ipam, "OrphanTakenOff", o.address() + " taken off node " + o.node() + ": " + o.reason(now));
     }
