@@ -37,7 +37,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -758,47 +757,22 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   }
 
   /**
-   * Takes the due orphans off their nodes, each after the ledger, read again from the API server
-   * (not the informers, which may lag), shows no claim on it. Safe with two replicas because of the
-   * ledger's order: a claim is created before its address is attached, and released only after it
-   * was detached. So an address on an interface with no claim in the API server is nobody's live
-   * attachment; if another replica claims it right after this read, it attaches it after its claim,
-   * and should this detach land after that attach, its next pass finds the address missing and
-   * attaches it again (each pass confirms every served address). The claimed address never gets a
-   * second owner. Returns the failures to report.
+   * Takes the due orphans off their nodes once the ledger, read again from the API server, shows no
+   * claim on them (see {@link OrphanTakeOff} for why this is safe with two replicas); an Event and
+   * a count for each. Returns the failures to report.
    */
   private List<String> takeOffOrphans(EgressIPAM ipam, NodeNetwork nodeNetwork, List<Orphans.Orphan> due,
       Instant now) {
     String name = ipam.getMetadata().getName();
-    List<AddressChange> detach = new ArrayList<>();
-    Map<Ip, Orphans.Orphan> byIp = new HashMap<>();
-    for (Orphans.Orphan o : due) {
-      Optional<IPClaim> claim = ledger.get(o.address());
-      IPBlockEntry entry = blockLedger.entry(o.address());
-      if (claim.isPresent() || entry != null) {
-        LOG.info("IPAM {}: {} on {} is claimed in the API server ({}): not an orphan, left on", name, o.address(),
-            o.node(), claim.isPresent() ? "IPClaim " + claim.get().getMetadata().getName() : "IPBlock entry");
-        continue;
-      }
-      detach.add(AddressChange.detach(o.address(), o.node()));
-      byIp.put(o.address(), o);
-    }
-    List<String> failures = new ArrayList<>();
-    for (AddressChangeResult r : detach.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(detach)) {
-      Orphans.Orphan o = byIp.get(r.change().address());
-      if (r.outcome() == AddressChangeResult.Outcome.FAILED) {
-        failures.add("DETACH orphan " + o.address() + " on " + o.node() + ": " + r.message()
-            + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
-        continue;
-      }
-      if (r.outcome() != AddressChangeResult.Outcome.APPLIED) {
-        LOG.info("IPAM {}: orphan {} on {} not taken off: {}", name, o.address(), o.node(), r.message());
-        continue;
-      }
+    OrphanTakeOff.Outcome out = OrphanTakeOff.run(due,
+        ip -> ledger.get(ip).isPresent() || blockLedger.entry(ip) != null, nodeNetwork);
+    out.claimed().forEach(o -> LOG.info("IPAM {}: {} on {} is claimed in the API server: not an orphan, left on",
+        name, o.address(), o.node()));
+    for (Orphans.Orphan o : out.takenOff()) {
       metrics.orphanTakenOff(name);
       events.warning(ipam, "OrphanTakenOff", o.address() + " taken off node " + o.node() + ": " + o.reason(now));
     }
-    return failures;
+    return out.failures();
   }
 
   /** The status patch, or no write at all when the status would not change. */
