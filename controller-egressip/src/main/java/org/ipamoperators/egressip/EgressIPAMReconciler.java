@@ -95,6 +95,7 @@ import org.ipamoperators.egressip.plan.NamespaceProblem;
 import org.ipamoperators.egressip.plan.NamespaceState;
 import org.ipamoperators.egressip.plan.NodeFacts;
 import org.ipamoperators.egressip.plan.NodeInfo;
+import org.ipamoperators.egressip.plan.Orphans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,6 +139,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   // in full and compares; the ledger, not this, is what keeps an address to one owner.
   private final Map<String, EgressPlanner.Memory> plans = new ConcurrentHashMap<>();
   private final Map<String, Instant> lastFullPlan = new ConcurrentHashMap<>();
+  // Orphans seen by the previous passes, per IPAM: memory only; after a restart the grace starts
+  // over, which only delays a take-off (see Orphans).
+  private final Map<String, Orphans.Watch> orphanWatch = new ConcurrentHashMap<>();
+  private volatile Orphans.Grace orphanGrace = new Orphans.Grace(
+      Duration.ofSeconds(Long.getLong("ipam.egressip.orphanGraceSeconds", 30)),
+      Integer.getInteger("ipam.egressip.orphanGracePasses", 2));
   private static final Duration FULL_CHECK = Duration.ofSeconds(Long.getLong("ipam.egressip.fullPlanSeconds", 300));
   // Off: every pass plans in full (how passes cost before; kept to measure against).
   private static final boolean INCREMENTAL = !"false".equals(System.getProperty("ipam.egressip.incremental"));
@@ -206,6 +213,17 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     this.detector = new NetworkDetector(client);
     this.platforms = new Platform.Known(client, System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM")));
     this.clock = clock;
+  }
+
+  /**
+   * How long an orphan (see {@link Orphans}) must be seen before it is taken off: at least two
+   * passes and {@code minimum}; by default 30 s (system properties {@code
+   * ipam.egressip.orphanGraceSeconds}, {@code ipam.egressip.orphanGracePasses}).
+   */
+  public EgressIPAMReconciler orphanGrace(Duration minimum, int passes) {
+    this.orphanGrace = new Orphans.Grace(minimum, passes);
+    orphanWatch.clear();
+    return this;
   }
 
   static String pool(String ipam) {
@@ -483,7 +501,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         List<Ip> own = new ArrayList<>(EgressFacts.ownAddresses(n, hostIps.get(nodeName)));
         try {
           NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, own));
-          cloud = new NodeFacts.CloudView(Set.copyOf(a.secondaryAddresses()), a.capacity());
+          cloud = new NodeFacts.CloudView(Set.copyOf(a.secondaryAddresses()), a.capacity(), a.marked());
         } catch (NodeNetworkException e) {
           cloud = NodeFacts.CloudView.failed(e.getMessage(), e.retryable());
         }
@@ -513,7 +531,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // 2. Decide: again only what changed since the previous pass, in full now and then to check.
     Instant now = clock.instant();
     Map<String, Instant> failedBefore = failureHistory.getOrDefault(name, Map.of());
-    EgressDecision decision = decideIncrementally(name, inputs, failedBefore, now);
+    Orphans.Watch watched = orphanWatch.getOrDefault(name, Orphans.Watch.start(orphanGrace));
+    EgressDecision decision = decideIncrementally(name, inputs, failedBefore, now, watched);
+    orphanWatch.put(name, decision.orphans().next());
     metrics.plan(name, Duration.ofNanos(System.nanoTime() - fetchStart), wanting.size() - decision.reused(),
         decision.reused());
     failureHistory.put(name, decision.failureHistory());
@@ -652,6 +672,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     release(releaseAfterDetach.stream().filter(ip -> detachAnswered.contains(ip) && !detachFailed.contains(ip))
         .map(ourClaims::get).filter(h -> !stillShown.contains(h.namespace())).toList());
+    if (caps.requiresApiCalls() && !decision.orphans().due().isEmpty()) {
+      cloudFailures.addAll(takeOffOrphans(ipam, nodeNetwork, decision.orphans().due(), now));
+    }
     failures.addAll(cloudFailures);
     if (!decision.platformProblems().isEmpty() || !cloudFailures.isEmpty()) {
       // One Event per distinct message (the recorder counts repeats): which call, node and code.
@@ -711,17 +734,17 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
    * counted, and the full one is used.
    */
   private EgressDecision decideIncrementally(String name, EgressInputs inputs, Map<String, Instant> failedBefore,
-      Instant now) {
+      Instant now, Orphans.Watch orphansBefore) {
     EgressPlanner.Memory previous = INCREMENTAL ? plans.get(name) : null;
     Instant lastFull = lastFullPlan.get(name);
     EgressDecision decision = EgressPolicy.decide(inputs, failedBefore, now,
-        previous == null ? EgressPlanner.Memory.NONE : previous);
+        previous == null ? EgressPlanner.Memory.NONE : previous, orphansBefore);
     if (previous != null && lastFull != null && Duration.between(lastFull, now).compareTo(FULL_CHECK) < 0) {
       plans.put(name, decision.memory());
       return decision;
     }
     if (previous != null) {
-      EgressDecision full = EgressPolicy.decide(inputs, failedBefore, now, EgressPlanner.Memory.NONE);
+      EgressDecision full = EgressPolicy.decide(inputs, failedBefore, now, EgressPlanner.Memory.NONE, orphansBefore);
       if (!full.plan().equals(decision.plan())) {
         LOG.warn("IPAM {}: the incremental plan differed from the full plan; the full plan is used", name);
         metrics.planMismatch(name);
@@ -731,6 +754,25 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     lastFullPlan.put(name, now);
     plans.put(name, decision.memory());
     return decision;
+  }
+
+  /**
+   * Takes the due orphans off their nodes once the ledger, read again from the API server, shows no
+   * claim on them (see {@link OrphanTakeOff} for why this is safe with two replicas); an Event and
+   * a count for each. Returns the failures to report.
+   */
+  private List<String> takeOffOrphans(EgressIPAM ipam, NodeNetwork nodeNetwork, List<Orphans.Orphan> due,
+      Instant now) {
+    String name = ipam.getMetadata().getName();
+    OrphanTakeOff.Outcome out = OrphanTakeOff.run(due,
+        ip -> ledger.get(ip).isPresent() || blockLedger.entry(ip) != null, nodeNetwork);
+    out.claimed().forEach(o -> LOG.info("IPAM {}: {} on {} is claimed in the API server: not an orphan, left on",
+        name, o.address(), o.node()));
+    for (Orphans.Orphan o : out.takenOff()) {
+      metrics.orphanTakenOff(name);
+      events.warning(ipam, "OrphanTakenOff", o.address() + " taken off node " + o.node() + ": " + o.reason(now));
+    }
+    return out.failures();
   }
 
   /** The status patch, or no write at all when the status would not change. */
@@ -1013,6 +1055,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     metrics.forget(name);
     failureHistory.remove(name);
+    orphanWatch.remove(name);
     plans.remove(name);
     lastFullPlan.remove(name);
     if (!failures.isEmpty()) {

@@ -107,6 +107,13 @@ final class EgressMetrics {
         .tag("egressipam", ipam).register(registry).increment();
   }
 
+  /** An orphan (marked ours on an interface, claimed by nobody) taken off its node. */
+  void orphanTakenOff(String ipam) {
+    Counter.builder("egressip_orphans_taken_off").description(
+            "Addresses marked as ours on a node's interface but claimed by nobody, taken off after the grace")
+        .tag("egressipam", ipam).register(registry).increment();
+  }
+
   void failover(String ipam, Duration sinceNodeFailed) {
     Counter.builder("egressip_failovers").description("Addresses moved off failed nodes")
         .tag("egressipam", ipam).register(registry).increment();

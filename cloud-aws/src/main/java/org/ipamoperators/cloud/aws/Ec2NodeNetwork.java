@@ -53,7 +53,7 @@ import software.amazon.awssdk.services.ec2.model.Tag;
  * (ignored) rather than an address nobody owns.
  *
  * <p>{@link #describe} reports every secondary address of the ENI (the caller decides which are its
- * own); the capacity is the instance type's IPv4 addresses per interface, minus the primary, minus
+ * own), and among them those the tags list ({@link NodeAttachment#marked}); the capacity is the instance type's IPv4 addresses per interface, minus the primary, minus
  * secondary addresses this operator did not attach. Discovery failures are exceptions; {@link #apply}
  * gives one result per change, each failure with the EC2 call and AWS error code, and one node's
  * failure never stops another node's calls. Throttling and 5xx answers are retried by the SDK
@@ -169,7 +169,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
       InstanceTypeLimits.Limits limits = types.of(type);
       long foreignV4 = secondaries.stream().filter(Ip::isIPv4).filter(ip -> !found.owns(ip)).count();
       int capacity = (int) Math.max(0, limits.ipv4Secondary() - foreignV4);
-      return new NodeAttachment(node.name(), eni.networkInterfaceId(), blocks, primary, secondaries, capacity);
+      Set<Ip> marked = secondaries.stream().filter(found::owns).collect(Collectors.toSet());
+      return new NodeAttachment(node.name(), eni.networkInterfaceId(), blocks, primary, secondaries, capacity, marked);
     } catch (Ec2CallFailed f) {
       nodes.remove(node.name());
       throw new NodeNetworkException(node.name(), f.code, f.call + " for " + instanceId + ": " + f.getMessage(),

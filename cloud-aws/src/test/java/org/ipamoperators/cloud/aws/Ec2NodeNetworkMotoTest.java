@@ -62,6 +62,20 @@ class Ec2NodeNetworkMotoTest {
     assertThat(a.interfaceId()).isEqualTo(world.primaryEni(i.instanceId())).isNotIn(extra1, extra2);
     assertThat(a.primaryAddress()).isEqualTo(Ip.parse(i.privateIpAddress()));
     assertThat(a.subnets()).containsExactly(IpRange.parse("10.0.1.0/24"));
+    assertThat(a.marked()).isEmpty();
+  }
+
+  @Test
+  void describeMarksOnlyTheSecondariesTheOwnershipTagsList() throws Exception {
+    Instance i = world.instance(subnetA, "m5.large");
+    String eni = world.primaryEni(i.instanceId());
+    world.ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eni).privateIpAddresses("10.0.1.50", "10.0.1.51"));
+    // listed: .50 (on the ENI) and .60 (not on it: a tag alone grants nothing)
+    world.ec2.createTags(r -> r.resources(eni).tags(t -> t.key(Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0")
+        .value("10.0.1.50 10.0.1.60")));
+    NodeAttachment a = network.describe(Ec2World.node("w1", i, "m5.large"));
+    assertThat(a.secondaryAddresses()).containsExactlyInAnyOrder(Ip.parse("10.0.1.50"), Ip.parse("10.0.1.51"));
+    assertThat(a.marked()).containsExactly(Ip.parse("10.0.1.50"));
   }
 
   @Test

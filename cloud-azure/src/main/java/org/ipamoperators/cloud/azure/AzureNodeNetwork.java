@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -223,6 +224,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     List<NetworkInterfaceIpConfigurationInner> cfgs = configs(s.body);
     Ip primary = null;
     Set<Ip> secondaries = ConcurrentHashMap.newKeySet();
+    Set<Ip> marked = new HashSet<>();
     int foreign = 0;
     for (NetworkInterfaceIpConfigurationInner c : cfgs) {
       Optional<Ip> ip = NicEdit.address(c);
@@ -232,12 +234,14 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
         ip.ifPresent(secondaries::add);
         if (!NicEdit.owned(c)) {
           foreign++;
+        } else {
+          ip.ifPresent(marked::add); // named as ours: the only configurations this network removes
         }
       }
     }
     // the limit counts every ipConfiguration, the primary too; other tools' take slots for good
     int capacity = Math.max(0, settings.ipConfigurationsPerNic() - 1 - foreign);
-    return new NodeAttachment(s.node, s.nic.id(), s.blocks, primary, secondaries, capacity);
+    return new NodeAttachment(s.node, s.nic.id(), s.blocks, primary, secondaries, capacity, marked);
   }
 
   private static List<NetworkInterfaceIpConfigurationInner> configs(NetworkInterfaceInner nic) {

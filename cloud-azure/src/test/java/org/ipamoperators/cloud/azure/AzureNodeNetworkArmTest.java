@@ -104,11 +104,14 @@ class AzureNodeNetworkArmTest {
   @Test
   void describeFindsThePrimaryNicItsSubnetAndTheRoomOtherToolsLeave() throws Exception {
     arm.seedIpConfiguration(nic("n1"), "cni-pod-1", "198.51.100.30", subnet, null);
+    arm.seedIpConfiguration(nic("n1"), "ipam-egress-198.51.100.31", "198.51.100.31", subnet, null);
     NodeAttachment a = network.describe(node("n1"));
     assertThat(a.interfaceId()).isEqualToIgnoringCase(nic("n1"));
     assertThat(a.subnets()).containsExactly(IpRange.parse("198.51.100.0/26"), IpRange.parse("2001:db8:1:1::/64"));
     assertThat(a.primaryAddress()).isEqualTo(ip("198.51.100.4")); // dynamic allocation starts at .4
-    assertThat(a.secondaryAddresses()).containsExactly(ip("198.51.100.30"));
+    assertThat(a.secondaryAddresses()).containsExactlyInAnyOrder(ip("198.51.100.30"), ip("198.51.100.31"));
+    // only the configuration named as ours is marked (what the egress controller may take off)
+    assertThat(a.marked()).containsExactly(ip("198.51.100.31"));
     assertThat(a.capacity()).isEqualTo(256 - 1 - 1);
     // every call carried the bearer token and the api-version of the SDK
     assertThat(arm.requests()).allSatisfy(r -> assertThat(r.headers().get("authorization")).isEqualTo("Bearer test-token"));

@@ -29,8 +29,9 @@ import org.ipamoperators.core.failover.NodeVerdict;
  * @param memory what the next decision may reuse (a cache of this one, not allocation state)
  * @param reused namespaces whose decision was reused from the previous one
  * @param placementReused whether the placement was
+ * @param orphans orphans (see {@link Orphans}) due to be taken off now, and the sightings to keep
  */
 public record EgressDecision(EgressPlan plan, Map<String, NodeVerdict> verdicts, Map<String, Instant> failureHistory,
     List<NodeInfo> nodes, Set<Ip> attached, boolean attachmentsUnknown, Map<String, IpRange> deferred, List<String> platformProblems,
     Map<String, String> capacityProblems, Duration nextReview, EgressPlanner.Memory memory, int reused,
-    boolean placementReused) {}
+    boolean placementReused, Orphans.Result orphans) {}

@@ -72,6 +72,12 @@ public final class EgressPolicy {
    */
   public static EgressDecision decide(EgressInputs in, Map<String, Instant> failedBefore, Instant now,
       EgressPlanner.Memory previous) {
+    return decide(in, failedBefore, now, previous, Orphans.Watch.NONE);
+  }
+
+  /** The decision, with the orphans seen by the previous passes (see {@link Orphans}). */
+  public static EgressDecision decide(EgressInputs in, Map<String, Instant> failedBefore, Instant now,
+      EgressPlanner.Memory previous, Orphans.Watch orphansBefore) {
     EgressIPAMSpec spec = in.spec() == null ? MISSING : in.spec(); // the planner reports a missing spec
     String pool = pool(in.ipam());
     Map<String, EgressPlanner.Settled> settledBefore = previous == null || in.spec() == null
@@ -141,6 +147,7 @@ public final class EgressPolicy {
     Set<Ip> attached = new HashSet<>();
     boolean attachmentsUnknown = false;
     Set<Ip> onInterfaces = new HashSet<>();
+    List<Orphans.Described> described = new ArrayList<>();
     EgressInputs.PlatformNetwork platform = in.platform();
     for (NodeFacts n : in.nodes()) {
       boolean selected = LabelSelectors.matches(spec.nodeSelector(), n.labels());
@@ -169,6 +176,9 @@ public final class EgressPolicy {
           attached.addAll(hosted);
           onInterfaces.addAll(cloud.secondaries());
           onNode = cloud.secondaries();
+          Set<Ip> marked = new HashSet<>(cloud.marked());
+          marked.retainAll(cloud.secondaries());
+          described.add(new Orphans.Described(n.name(), marked));
         }
       }
       // A node's capacity is shared by every EgressIPAM that selects it.
@@ -222,8 +232,37 @@ public final class EgressPolicy {
       Optional<IpRange> unknown = blind.stream().filter(r -> toClaim.stream().anyMatch(r::contains)).findFirst();
       unknown.ifPresent(r -> deferred.put(ns, r));
     }
+    Orphans.Result orphans = orphans(in, plan, ourRanges, described, orphansBefore, now);
+    Duration review = nextReview(verdicts, now);
+    if (orphans.review() != null && (review == null || orphans.review().compareTo(review) < 0)) {
+      review = orphans.review();
+    }
     return new EgressDecision(plan, verdicts, history, nodeInfos, attached, attachmentsUnknown, deferred, platformProblems,
-        capacityProblems, nextReview(verdicts, now), result.memory(), result.reused(), result.placementReused());
+        capacityProblems, review, result.memory(), result.reused(), result.placementReused(), orphans);
+  }
+
+  /**
+   * The orphans of this pass, from the plan (so the incremental plan, equal to the full one, gives
+   * the same): only with a usable spec, on a cloud, on the nodes the cloud described.
+   */
+  private static Orphans.Result orphans(EgressInputs in, EgressPlan plan, List<IpRange> ourRanges,
+      List<Orphans.Described> described, Orphans.Watch before, Instant now) {
+    if (!plan.specValid() || !in.platform().attaches() || described.isEmpty()) {
+      return new Orphans.Result(Orphans.Watch.start(before.grace()), List.of(), null);
+    }
+    Set<Ip> claimed = new HashSet<>();
+    in.claims().forEach(c -> claimed.add(c.address()));
+    Set<Ip> used = new HashSet<>();
+    plan.served().values().forEach(used::addAll);
+    plan.toClaim().values().forEach(used::addAll);
+    used.addAll(plan.toRelease());
+    plan.annotations().values().forEach(a -> used.addAll(parseAll(a)));
+    plan.placement().assignments().values().forEach(used::addAll);
+    for (NamespaceState ns : in.namespaces()) {
+      used.addAll(parseAll(ns.egressIps()));
+      used.addAll(parseAll(ns.published()));
+    }
+    return Orphans.watch(before, described, ourRanges, claimed, used, now);
   }
 
   /**

@@ -18,10 +18,19 @@ public record NodeFacts(String name, Map<String, String> labels, String capacity
   /**
    * The node's interface as the cloud described it, or the reason it could not; {@code unknown}
    * when the failure may pass (throttling, 5xx), so the interface may still hold addresses of ours.
+   * {@code marked}: the secondaries the cloud module marked as ours on the interface (tags, names).
    */
-  public record CloudView(Set<Ip> secondaries, int capacity, String problem, boolean unknown) {
+  public record CloudView(Set<Ip> secondaries, int capacity, String problem, boolean unknown, Set<Ip> marked) {
     public CloudView(Set<Ip> secondaries, int capacity) {
-      this(secondaries, capacity, null, false);
+      this(secondaries, capacity, null, false, Set.of());
+    }
+
+    public CloudView(Set<Ip> secondaries, int capacity, Set<Ip> marked) {
+      this(secondaries, capacity, null, false, marked);
+    }
+
+    public CloudView(Set<Ip> secondaries, int capacity, String problem, boolean unknown) {
+      this(secondaries, capacity, problem, unknown, Set.of());
     }
 
     /** A node the cloud could not describe; {@code retryable}: what its interface holds is unknown. */

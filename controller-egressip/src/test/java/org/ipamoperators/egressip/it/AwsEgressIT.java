@@ -55,6 +55,8 @@ class AwsEgressIT {
   private static final String CIDR_A = "198.51.100.0/26";
   private static final String CIDR_B = "198.51.100.64/26";
   private Operator operator;
+  private EgressIPAMReconciler reconciler;
+  private io.micrometer.core.instrument.simple.SimpleMeterRegistry registry;
   private FaultProxy proxy;
   private EgressCluster cluster;
   private KubernetesClient client;
@@ -86,9 +88,10 @@ class AwsEgressIT {
     proxy = new FaultProxy(moto.endpoint());
     KubernetesClient c = server.newClient();
     operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
-    operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(),
-        new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-        new CloudNodeNetworks(c, new CloudSettings(Map.of("aws.endpoint", proxy.endpoint().toString()), operatorNs, null))));
+    registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    reconciler = new EgressIPAMReconciler(c, Clock.systemUTC(), registry,
+        new CloudNodeNetworks(c, new CloudSettings(Map.of("aws.endpoint", proxy.endpoint().toString()), operatorNs, null)));
+    operator.register(reconciler);
     operator.start();
   }
 
@@ -495,6 +498,59 @@ class AwsEgressIT {
       assertThat(EgressCluster.condition(ipam(ipam), "Ready")).as(readyMessage(ipam)).isEqualTo("True");
     });
     assertThat(cluster.egressIps("ns1")).isEqualTo(old);
+  }
+
+  /**
+   * Issue 14: an earlier version left a secondary address on a1's ENI, listed in the ownership tags,
+   * with no claim. After the grace (here 6 s and two passes) it is taken off and its tag removed, with
+   * an Event and a count; a tagged address someone claims, an untagged one, a tagged one outside the
+   * IPAM's CIDR and the namespace's own address stay.
+   */
+  @Test
+  void anOrphanMarkedOursWithNoClaimIsTakenOffAfterTheGraceAndNothingElse() {
+    Duration grace = Duration.ofSeconds(6);
+    reconciler.orphanGrace(grace, 2);
+    worker("a1", "a", subnetA, "m5.large");
+    String orphan = "198.51.100.50";
+    String claimed = "198.51.100.51";
+    String unmarked = "198.51.100.52";
+    String outside = "198.51.100.10";
+    String eni = eniOf("a1").networkInterfaceId();
+    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eni).privateIpAddresses(orphan, claimed, unmarked, outside));
+    ec2.createTags(r -> r.resources(eni).tags(t -> t.key(
+        org.ipamoperators.cloud.aws.Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0").value(orphan + " " + claimed + " " + outside)));
+    new ClusterLedger(client).claim(Ip.parse(claimed), "vip/other",
+        new org.ipamoperators.controller.common.ledger.ClaimOwner("vip", "Service", "default", "web", null));
+    String ipam = cluster.n("orph");
+    long start = System.nanoTime();
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr("198.51.100.32/27", "a"));
+    cluster.namespace("ns1", ipam, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.egressIps("ns1")).isNotNull();
+      assertThat(onEni("a1")).contains(cluster.egressIps("ns1"));
+    });
+    // served, and within the grace the orphan is still there
+    if (System.nanoTime() - start < grace.minusSeconds(1).toNanos()) {
+      assertThat(onEni("a1")).contains(orphan);
+    }
+    await().atMost(WAIT).untilAsserted(() -> assertThat(onEni("a1")).doesNotContain(orphan));
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not before the grace").isGreaterThanOrEqualTo(grace);
+    String own = cluster.egressIps("ns1");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(onEni("a1")).containsExactlyInAnyOrder(own, claimed, unmarked, outside);
+      assertThat(ownedTags("a1")).doesNotContain(orphan).contains(own, claimed, outside);
+      assertThat(client.v1().events().inAnyNamespace().list().getItems()).anySatisfy(e -> {
+        assertThat(e.getInvolvedObject().getName()).isEqualTo(ipam);
+        assertThat(e.getReason()).isEqualTo("OrphanTakenOff");
+        assertThat(e.getMessage()).contains(orphan, cluster.n("a1"), "claimed by nobody");
+      });
+      assertThat(registry.get("egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
+    });
+    // and it stays so: the others are never taken off
+    cluster.label("a1", "example.org/unrelated", "1");
+    await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(onEni("a1")).containsExactlyInAnyOrder(own, claimed, unmarked, outside));
+    assertThat(registry.get("egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
   }
 
   @Test

@@ -57,6 +57,8 @@ class AzureEgressIT {
   private static final String CIDR_A = "198.51.100.0/26";
   private static final String CIDR_B = "198.51.100.64/26";
   private Operator operator;
+  private EgressIPAMReconciler reconciler;
+  private io.micrometer.core.instrument.simple.SimpleMeterRegistry registry;
   private ArmServer arm;
   private EgressCluster cluster;
   private KubernetesClient client;
@@ -110,9 +112,10 @@ class AzureEgressIT {
     CloudSettings settings = new CloudSettings(Map.of(AzureContext.SETTING_ENDPOINT, arm.endpoint().toString()),
         operatorNs, null);
     operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
-    operator.register(new EgressIPAMReconciler(c, Clock.systemUTC(),
-        new io.micrometer.core.instrument.simple.SimpleMeterRegistry(),
-        new CloudNodeNetworks(List.of(provider), settings, CloudNodeNetworks.clusterSecrets(c, settings))));
+    registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    reconciler = new EgressIPAMReconciler(c, Clock.systemUTC(), registry,
+        new CloudNodeNetworks(List.of(provider), settings, CloudNodeNetworks.clusterSecrets(c, settings)));
+    operator.register(reconciler);
     operator.start();
   }
 
@@ -172,6 +175,45 @@ class AzureEgressIT {
 
   private long nicPutsSince(int mark) {
     return arm.nicPuts(mark).stream().filter(r -> r.status() < 300).count();
+  }
+
+  /**
+   * Issue 14 on Azure: an ip configuration named as ours ({@code ipam-egress-<address>}) that no
+   * claim accounts for is removed after the grace (here 6 s and two passes), with an Event and a
+   * count; one named as ours that another owner claims, and another tool's, stay.
+   */
+  @Test
+  void anOrphanIpConfigurationWithNoClaimIsRemovedAfterTheGraceAndNothingElse() {
+    Duration grace = Duration.ofSeconds(6);
+    reconciler.orphanGrace(grace, 2);
+    worker("a1", "a", subnetA);
+    String nic = arm.primaryNicId(vms.get("a1"));
+    String orphan = "198.51.100.50";
+    String claimed = "198.51.100.51";
+    String unmarked = "198.51.100.52";
+    arm.seedIpConfiguration(nic, "ipam-egress-" + orphan, orphan, subnetA, null);
+    arm.seedIpConfiguration(nic, "ipam-egress-" + claimed, claimed, subnetA, null);
+    arm.seedIpConfiguration(nic, "other-1", unmarked, subnetA, null);
+    new ClusterLedger(client).claim(Ip.parse(claimed), "vip/other",
+        new org.ipamoperators.controller.common.ledger.ClaimOwner("vip", "Service", "default", "web", null));
+    String ipam = cluster.n("orph");
+    long start = System.nanoTime();
+    cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr(CIDR_A, "a"));
+    await().atMost(WAIT).untilAsserted(() -> assertThat(onNic("a1")).doesNotContain(orphan));
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not before the grace").isGreaterThanOrEqualTo(grace);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(onNic("a1")).containsExactlyInAnyOrder(claimed, unmarked);
+      assertThat(owned("a1")).containsExactly(claimed);
+      assertThat(client.v1().events().inAnyNamespace().list().getItems()).anySatisfy(e -> {
+        assertThat(e.getInvolvedObject().getName()).isEqualTo(ipam);
+        assertThat(e.getReason()).isEqualTo("OrphanTakenOff");
+        assertThat(e.getMessage()).contains(orphan, cluster.n("a1"), "claimed by nobody");
+      });
+      assertThat(registry.get("egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
+    });
+    cluster.label("a1", "example.org/unrelated", "1");
+    await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(onNic("a1")).containsExactlyInAnyOrder(claimed, unmarked));
   }
 
   @Test

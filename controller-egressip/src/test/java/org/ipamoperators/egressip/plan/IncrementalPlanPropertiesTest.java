@@ -25,8 +25,10 @@ import org.junit.jupiter.api.Test;
  * The incremental decision against the full one, over random histories of one EgressIPAM: namespaces
  * opting in and out, annotations written, removed or garbled, the plan persisted (claims, annotations,
  * hosting) or not, claims of others appearing and going, one of our claims lost, a node failing and
- * the spec changing. After every step the decision made from the previous step's memory must equal
- * the full decision for the same inputs. QuickTheories draws the seed; a failure names it, and {@code
+ * the spec changing; on a cloud (half the histories) also addresses left on the interfaces, marked
+ * ours or not, in our CIDRs or not (orphans, issue 14). After every step the decision made from the
+ * previous step's memory must equal the full decision for the same inputs, orphans included, and an
+ * orphan taken off is one nobody claims or uses, marked ours, in our CIDRs, seen through the grace. QuickTheories draws the seed; a failure names it, and {@code
  * World.run(seed)} replays it.
  */
 class IncrementalPlanPropertiesTest {
@@ -41,12 +43,15 @@ class IncrementalPlanPropertiesTest {
     AtomicLong reused = new AtomicLong();
     AtomicLong placementsReused = new AtomicLong();
     AtomicLong served = new AtomicLong();
+    AtomicLong orphans = new AtomicLong();
     qt().withExamples(150).forAll(longs().all()).checkAssert(seed -> {
       World.Totals t = World.run(seed);
       reused.addAndGet(t.reused());
       placementsReused.addAndGet(t.placementsReused());
       served.addAndGet(t.served());
+      orphans.addAndGet(t.orphansTakenOff());
     });
+    assertThat(orphans.get()).isGreaterThan(20);
     // Not vacuous: the histories reach settled namespaces and reused placements.
     assertThat(reused.get()).isGreaterThan(500);
     assertThat(placementsReused.get()).isGreaterThan(50);
@@ -55,18 +60,22 @@ class IncrementalPlanPropertiesTest {
 
   /** One random history. */
   static final class World {
-    record Totals(long reused, long placementsReused, long served) {}
+    record Totals(long reused, long placementsReused, long served, long orphansTakenOff) {}
 
     private final SplittableRandom random;
     private final Map<String, NamespaceState> namespaces = new TreeMap<>();
     private final Map<Ip, ClaimFact> ledger = new HashMap<>();
     private final Map<String, Set<Ip>> hosting = new HashMap<>();
+    private final boolean cloud;
+    /** Addresses left on an interface outside the plan: node to address to whether it is marked ours. */
+    private final Map<String, Map<Ip, Boolean>> left = new TreeMap<>();
     private boolean a2Ready = true;
     private boolean reserved;
     private int uids;
 
     private World(long seed) {
       random = new SplittableRandom(seed);
+      cloud = random.nextBoolean();
     }
 
     static Totals run(long seed) {
@@ -76,26 +85,71 @@ class IncrementalPlanPropertiesTest {
       long reused = 0;
       long placements = 0;
       long served = 0;
+      long takenOff = 0;
+      Orphans.Watch watch = Orphans.Watch.NONE;
       for (int step = 0; step < 40; step++) {
+        Instant now = NOW.plusSeconds(12L * step);
         int op = w.random.nextInt(100);
         if (op < 40 && last != null) {
-          w.persist(last.plan());
+          w.persist(last);
         } else {
           w.change(op);
         }
         EgressInputs in = w.inputs();
-        EgressDecision incremental = EgressPolicy.decide(in, Map.of(), NOW, memory);
-        EgressDecision full = EgressPolicy.decide(in, Map.of(), NOW);
+        EgressDecision incremental = EgressPolicy.decide(in, Map.of(), now, memory, watch);
+        EgressDecision full = EgressPolicy.decide(in, Map.of(), now, EgressPlanner.Memory.NONE, watch);
         assertThat(incremental.plan()).as("seed %d step %d", seed, step).isEqualTo(full.plan());
         assertThat(incremental.nodes()).as("seed %d step %d", seed, step).isEqualTo(full.nodes());
+        assertThat(incremental.orphans()).as("seed %d step %d", seed, step).isEqualTo(full.orphans());
         invariants(seed, step, full.plan());
+        w.orphanInvariants(seed, step, in, full, now);
+        takenOff += full.orphans().due().size();
+        watch = incremental.orphans().next();
         reused += incremental.reused();
         placements += incremental.placementReused() ? 1 : 0;
         served += incremental.plan().served().size();
         memory = incremental.memory();
         last = incremental;
       }
-      return new Totals(reused, placements, served);
+      return new Totals(reused, placements, served, takenOff);
+    }
+
+    /** An orphan due is marked ours on its node, in our CIDRs, claimed and used by nobody, seen through the grace. */
+    private void orphanInvariants(long seed, int step, EgressInputs in, EgressDecision d, Instant now) {
+      Set<Ip> used = new HashSet<>();
+      d.plan().served().values().forEach(used::addAll);
+      d.plan().placement().assignments().values().forEach(used::addAll);
+      in.namespaces().forEach(ns -> used.addAll(parsed(ns.egressIps())));
+      for (Orphans.Orphan o : d.orphans().due()) {
+        String at = "seed " + seed + " step " + step + " orphan " + o;
+        assertThat(cloud).as(at).isTrue();
+        // marked on its node's interface: left there marked, or placed by an earlier plan and its claim since lost
+        assertThat(in.nodes()).as(at).anySatisfy(n -> {
+          assertThat(n.name()).isEqualTo(o.node());
+          assertThat(n.cloud().marked()).contains(o.address());
+        });
+        assertThat(left.getOrDefault(o.node(), Map.of()).get(o.address())).as(at).isNotEqualTo(Boolean.FALSE);
+        assertThat(A.contains(o.address()) || B.contains(o.address())).as(at).isTrue();
+        assertThat(ledger).as(at).doesNotContainKey(o.address());
+        assertThat(used).as(at).doesNotContain(o.address());
+        assertThat(o.passes()).as(at).isGreaterThanOrEqualTo(2);
+        assertThat(java.time.Duration.between(o.since(), now)).as(at).isGreaterThanOrEqualTo(
+            java.time.Duration.ofSeconds(30));
+      }
+    }
+
+    private static Set<Ip> parsed(String value) {
+      Set<Ip> out = new HashSet<>();
+      if (value != null) {
+        for (String part : value.split(",")) {
+          try {
+            out.add(Ip.parse(part.trim()));
+          } catch (RuntimeException e) {
+            // garbled on purpose
+          }
+        }
+      }
+      return out;
     }
 
     /** No address served twice; each served namespace one address per CIDR, in order. */
@@ -120,17 +174,34 @@ class IncrementalPlanPropertiesTest {
           node("a2", "a", "192.0.2.2", a2Ready),
           node("b1", "b", "198.51.100.1", true));
       return new EgressInputs(IPAM, spec(), new ArrayList<>(namespaces.values()), new ArrayList<>(ledger.values()),
-          nodes, EgressInputs.PlatformNetwork.BARE_METAL, Map.of());
+          nodes, cloud ? new EgressInputs.PlatformNetwork(true, false, false, true)
+              : EgressInputs.PlatformNetwork.BARE_METAL, Map.of());
     }
 
     private NodeFacts node(String name, String zone, String own, boolean ready) {
+      Set<Ip> placed = hosting.getOrDefault(name, Set.of());
+      NodeFacts.CloudView view = null;
+      if (cloud) {
+        // the interface: what the plan placed (marked ours) and what was left on it
+        Set<Ip> secondaries = new HashSet<>(placed);
+        Set<Ip> marked = new HashSet<>(placed);
+        left.getOrDefault(name, Map.of()).forEach((ip, ours) -> {
+          secondaries.add(ip);
+          if (ours) {
+            marked.add(ip);
+          }
+        });
+        view = new NodeFacts.CloudView(secondaries, 0, marked);
+      }
       return new NodeFacts(name, Map.of("zone", zone), null,
           new HealthObservation(name, NOW.minusSeconds(300), ready), Set.of(Ip.parse(own)),
-          Set.copyOf(hosting.getOrDefault(name, Set.of())), false, null);
+          cloud ? Set.of() : Set.copyOf(placed), cloud, view);
     }
 
     /** What the reconciler's persist step leaves in the cluster when every write succeeds. */
-    private void persist(EgressPlan plan) {
+    private void persist(EgressDecision decision) {
+      EgressPlan plan = decision.plan();
+      decision.orphans().due().forEach(o -> left.getOrDefault(o.node(), new HashMap<>()).remove(o.address()));
       plan.toRelease().forEach(ip -> {
         ClaimFact c = ledger.get(ip);
         if (c != null && POOL.equals(c.pool())) {
@@ -197,7 +268,18 @@ class IncrementalPlanPropertiesTest {
             ledger.remove(ours.get(random.nextInt(ours.size()))); // lost, or released by hand
           }
         }
-        case 7 -> a2Ready = !a2Ready;
+        case 7 -> {
+          if (cloud && random.nextBoolean()) {
+            // an address left on an interface by an earlier version (marked) or another tool (not),
+            // in our CIDRs or not
+            String node = List.of("a1", "a2", "b1").get(random.nextInt(3));
+            Ip ip = random.nextInt(4) == 0 ? Ip.parse("203.0.113." + (1 + random.nextInt(14)))
+                : address(random.nextBoolean() ? A : B);
+            left.computeIfAbsent(node, k -> new TreeMap<>()).put(ip, random.nextInt(3) > 0);
+          } else {
+            a2Ready = !a2Ready;
+          }
+        }
         default -> reserved = !reserved;
       }
     }

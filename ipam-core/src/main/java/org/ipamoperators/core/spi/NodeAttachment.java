@@ -18,9 +18,11 @@ import org.ipamoperators.core.address.IpRange;
  * @param primaryAddress the node's primary address, or null when unknown
  * @param secondaryAddresses every extra address on the interface now, this network's or not
  * @param capacity how many more addresses of this network the node can hold
+ * @param marked the secondary addresses this network marked on the interface as its own (tags,
+ *     configuration names): only these may ever be detached by it; empty where it keeps no mark
  */
 public record NodeAttachment(String node, String interfaceId, List<IpRange> subnets, Ip primaryAddress,
-    Set<Ip> secondaryAddresses, int capacity) {
+    Set<Ip> secondaryAddresses, int capacity, Set<Ip> marked) {
   /** The capacity of a node whose platform sets no limit. */
   public static final int UNLIMITED = Integer.MAX_VALUE;
 
@@ -33,10 +35,27 @@ public record NodeAttachment(String node, String interfaceId, List<IpRange> subn
    * @param primaryAddress the primary address, or null
    * @param secondaryAddresses the extra addresses on the interface
    * @param capacity how many more addresses the node can hold
+   * @param marked the secondary addresses marked as this network's own
    */
   public NodeAttachment {
     Objects.requireNonNull(node, "node");
     subnets = List.copyOf(subnets);
     secondaryAddresses = Set.copyOf(secondaryAddresses);
+    marked = Set.copyOf(marked);
+  }
+
+  /**
+   * An attachment without marks (a network that keeps none).
+   *
+   * @param node the node's name
+   * @param interfaceId the interface id, or null
+   * @param subnets the interface's subnets
+   * @param primaryAddress the primary address, or null
+   * @param secondaryAddresses the extra addresses on the interface
+   * @param capacity how many more addresses the node can hold
+   */
+  public NodeAttachment(String node, String interfaceId, List<IpRange> subnets, Ip primaryAddress,
+      Set<Ip> secondaryAddresses, int capacity) {
+    this(node, interfaceId, subnets, primaryAddress, secondaryAddresses, capacity, Set.of());
   }
 }
