@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.ipamoperators.cli.audit.CloudFacts;
 import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.cli.audit.Repairs;
 import org.ipamoperators.core.audit.AuditOptions;
@@ -23,6 +24,7 @@ import org.ipamoperators.core.audit.AuditReport;
 import org.ipamoperators.core.audit.Finding;
 import org.ipamoperators.core.audit.LedgerAudit;
 import org.ipamoperators.core.audit.Repair;
+import org.ipamoperators.egressip.cloud.CloudSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -38,7 +40,12 @@ import picocli.CommandLine.Spec;
         "leaks (claimed, shown by nobody), orphans (shown, claimed by nobody) and drift.",
         "With --repair it releases only claims whose owner is gone and that nothing shows: a",
         "claim object is deleted, an IPBlock entry removed from its block, each guarded by the",
-        "resourceVersion the audit read."},
+        "resourceVersion the audit read.",
+        "With --cloud it also reads the nodes' cloud interfaces (AWS; configured as the egress",
+        "controller is) and reports addresses attached by the egress operator and claimed by",
+        "nobody, attached to two nodes, or not on the node its HostSubnet routes them through;",
+        "a node whose interface cannot be read is reported as unknown. Nothing on a cloud is",
+        "ever changed by the audit."},
     footer = {"", "Exit status: 0 clean; 1 findings; 2 the cluster could not be read."})
 final class AuditCommand implements Callable<Integer> {
   enum Format { text, json }
@@ -61,6 +68,27 @@ final class AuditCommand implements Callable<Integer> {
   @Option(names = "--repair", description = "release the claims the report marks safe to release")
   boolean repair;
 
+  @Option(names = "--cloud", description = "also read the egress addresses on the nodes' cloud interfaces (off by"
+      + " default: the audit then reads the cluster only)")
+  boolean cloud;
+
+  @Option(names = "--platform", paramLabel = "TYPE",
+      description = "with --cloud: the platform type (AWS...) when there is no Infrastructure to say it (env IPAM_PLATFORM)")
+  String platform;
+
+  @Option(names = "--aws-region", paramLabel = "REGION",
+      description = "with --cloud: AWS region when the Infrastructure gives none (env IPAM_AWS_REGION)")
+  String awsRegion;
+
+  @Option(names = "--aws-endpoint", paramLabel = "URL",
+      description = "with --cloud: EC2 endpoint override, such as a VPC endpoint (env IPAM_AWS_ENDPOINT)")
+  String awsEndpoint;
+
+  @Option(names = "--operator-namespace", paramLabel = "NAMESPACE",
+      description = "with --cloud: namespace of the egress operator's cloud credentials Secret (env"
+          + " IPAM_OPERATOR_NAMESPACE; default: the client's namespace)")
+  String operatorNamespace;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -68,14 +96,23 @@ final class AuditCommand implements Callable<Integer> {
     AuditReport report;
     List<String> repaired = new ArrayList<>();
     ClusterFacts facts;
+    CloudFacts cloudFacts = CloudFacts.NONE;
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config()).build()) {
       facts = ClusterFacts.read(client);
-      report = LedgerAudit.audit(facts.entries(), facts.publications(), new AuditOptions(Instant.now(), leakGrace));
+      if (cloud) {
+        cloudFacts = CloudFacts.read(client, cloudSettings(), platform != null ? platform : CloudFacts.platformOverride());
+      }
+      report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(),
+          new AuditOptions(Instant.now(), leakGrace));
       if (repair) {
         repaired = new Repairs(client).apply(facts, report.repairs());
       }
     } catch (KubernetesClientException e) {
       err.println("ipam audit: could not read the cluster: " + StartFailure.describe(e));
+      err.flush();
+      return 2;
+    } catch (CloudFacts.CloudUnreadable e) {
+      err.println("ipam audit: could not read the cloud: " + e.getMessage());
       err.flush();
       return 2;
     }
@@ -89,9 +126,13 @@ final class AuditCommand implements Callable<Integer> {
           "owner", r.entry().owner(), "reason", r.reason())).toList());
       json.put("repaired", repaired);
       json.put("kindsNotServed", facts.notServed());
+      if (cloudFacts.note() != null) {
+        json.put("cloud", cloudFacts.note());
+      }
       out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
     } else {
-      out.print(text(report, repaired, facts.notServed()));
+      out.print((cloudFacts.note() == null ? "" : "cloud: " + cloudFacts.note() + "\n")
+          + text(report, repaired, facts.notServed()));
     }
     out.flush();
     return report.clean() ? 0 : 1;
@@ -116,6 +157,20 @@ final class AuditCommand implements Callable<Integer> {
       b.append("clean: every claim is shown by its owner and nothing is shown twice\n");
     }
     return b.toString();
+  }
+
+  /** The egress controller's settings, the options given winning over the environment. */
+  private CloudSettings cloudSettings() {
+    CloudSettings env = CloudSettings.fromEnvironment();
+    Map<String, String> overrides = new java.util.HashMap<>();
+    if (awsRegion != null && !awsRegion.isBlank()) {
+      overrides.put("aws.region", awsRegion.trim());
+    }
+    if (awsEndpoint != null && !awsEndpoint.isBlank()) {
+      overrides.put("aws.endpoint", awsEndpoint.trim());
+    }
+    return new CloudSettings(overrides, operatorNamespace != null ? operatorNamespace : env.operatorNamespace(),
+        env.provider());
   }
 
   private Config config() throws Exception {

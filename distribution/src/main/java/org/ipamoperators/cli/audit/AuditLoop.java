@@ -50,9 +50,24 @@ public final class AuditLoop implements AutoCloseable {
   });
 
   private final java.util.Set<String> controllers;
+  private final org.ipamoperators.egressip.cloud.CloudSettings cloud;
 
+  /**
+   * With egressip among the controllers, the cloud's interfaces are read too, configured as the egress
+   * controller is (its environment variables and system properties); on a platform without a cloud API
+   * that read is nothing.
+   */
   public AuditLoop(KubernetesClient client, MeterRegistry registry, java.util.Set<String> controllers,
       Duration interval, Duration leakGrace, BooleanSupplier active, Clock clock) {
+    this(client, registry, controllers, interval, leakGrace, active, clock, controllers.contains("egressip")
+        ? org.ipamoperators.egressip.cloud.CloudSettings.fromEnvironment() : null);
+  }
+
+  /** With the cloud settings to read the interfaces with, or null for none. */
+  public AuditLoop(KubernetesClient client, MeterRegistry registry, java.util.Set<String> controllers,
+      Duration interval, Duration leakGrace, BooleanSupplier active, Clock clock,
+      org.ipamoperators.egressip.cloud.CloudSettings cloud) {
+    this.cloud = cloud;
     this.client = client;
     this.controllers = java.util.Set.copyOf(controllers);
     this.interval = interval;
@@ -91,12 +106,16 @@ public final class AuditLoop implements AutoCloseable {
   /** One audit: metrics, Events, safe repairs. Returns the report for tests. */
   public AuditReport runOnce() {
     ClusterFacts facts = ClusterFacts.read(client, controllers);
-    AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(),
+    CloudFacts cloudFacts = cloud == null ? CloudFacts.NONE
+        : CloudFacts.read(client, cloud, CloudFacts.platformOverride());
+    AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(),
         new AuditOptions(clock.instant(), leakGrace));
     report.counts().forEach((k, n) -> findings.get(k).set(n));
     runs.increment();
     for (Finding f : report.findings()) {
-      for (HasMetadata on : objectsAtFault(facts, f)) {
+      java.util.Set<HasMetadata> at = new java.util.LinkedHashSet<>(objectsAtFault(facts, f));
+      at.addAll(cloudFacts.objectsAtFault(f));
+      for (HasMetadata on : at) {
         events.warning(on, reason(f.kind()), f.message());
       }
     }
@@ -110,6 +129,9 @@ public final class AuditLoop implements AutoCloseable {
   }
 
   private static List<HasMetadata> objectsAtFault(ClusterFacts facts, Finding f) {
+    if (f.kind() == FindingKind.UNKNOWN) {
+      return List.of();
+    }
     if (f.kind() == FindingKind.LEAK || f.kind() == FindingKind.DOUBLE_CLAIM) {
       return facts.entries().stream().filter(e -> e.resource().equals(f.resource()))
           .map(facts::claimObject).filter(java.util.Objects::nonNull).toList();
@@ -130,6 +152,7 @@ public final class AuditLoop implements AutoCloseable {
       case LEAK -> "ClaimNotPublished";
       case ORPHAN -> "PublishedWithoutClaim";
       case DRIFT -> "ClaimedByAnother";
+      case UNKNOWN -> "CloudInterfaceUnreadable";
     };
   }
 

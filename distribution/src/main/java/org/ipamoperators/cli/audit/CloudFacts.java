@@ -1,0 +1,226 @@
+package org.ipamoperators.cli.audit;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.ipamoperators.cloud.aws.Ec2EgressInterfaces;
+import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.audit.Attachment;
+import org.ipamoperators.core.audit.CloudView;
+import org.ipamoperators.core.audit.Placement;
+import org.ipamoperators.core.audit.Resource;
+import org.ipamoperators.core.spi.NodeNetworkException;
+import org.ipamoperators.core.spi.NodeNetworkProvider;
+import org.ipamoperators.core.spi.ProviderContext;
+import org.ipamoperators.core.spi.ProviderSetting;
+import org.ipamoperators.egressip.cloud.CloudNodeNetworks;
+import org.ipamoperators.egressip.cloud.CloudSettings;
+import org.ipamoperators.egressip.network.Platform;
+
+/**
+ * Reads, and never changes, the cloud side of the egress addresses: on each node's interface the
+ * addresses marked as attached by the egress operator, and, from the HostSubnets, the node the
+ * cluster network routes each address through. The cloud is found and configured as the egress
+ * controller finds it ({@link Platform#detect}, the same settings, environment variables and
+ * credentials Secret). Where the platform needs no cloud API there is nothing to read: the view is
+ * {@link CloudView#NONE} and {@link #note} says why.
+ */
+public final class CloudFacts {
+  private final CloudView view;
+  private final String note;
+  private final Map<Attachment, Node> nodes;
+  private final Map<Placement, HasMetadata> placers;
+  private final Map<String, Node> byName;
+
+  private CloudFacts(CloudView view, String note, Map<Attachment, Node> nodes, Map<Placement, HasMetadata> placers,
+      Map<String, Node> byName) {
+    this.view = view;
+    this.note = note;
+    this.nodes = nodes;
+    this.placers = placers;
+    this.byName = byName;
+  }
+
+  private CloudFacts(String note) {
+    this(CloudView.NONE, note, Map.of(), Map.of(), Map.of());
+  }
+
+  /** Nothing read (the cloud is not asked for). */
+  public static final CloudFacts NONE = new CloudFacts(null);
+
+  /**
+   * The objects a cloud finding is about, for Events: the Node that could not be read; the Nodes whose
+   * interfaces hold the address and the HostSubnets routing it, among the finding's parties.
+   */
+  public List<HasMetadata> objectsAtFault(org.ipamoperators.core.audit.Finding f) {
+    List<HasMetadata> out = new ArrayList<>();
+    if (f.kind() == org.ipamoperators.core.audit.FindingKind.UNKNOWN) {
+      Node n = byName.get(f.resource().value());
+      if (n != null) {
+        out.add(n);
+      }
+      return out;
+    }
+    view.attachments().stream().filter(a -> a.resource().equals(f.resource()) && f.parties().contains(a.node()))
+        .map(nodes::get).filter(java.util.Objects::nonNull).forEach(out::add);
+    view.placements().stream().filter(p -> p.resource().equals(f.resource()) && f.parties().contains(p.node()))
+        .map(placers::get).filter(java.util.Objects::nonNull).forEach(out::add);
+    return out.stream().distinct().toList();
+  }
+
+  public CloudView view() {
+    return view;
+  }
+
+  /** What was read, or why nothing was: for the report. */
+  public String note() {
+    return note;
+  }
+
+  /** The Node an attachment was found on, for an Event. */
+  public Node node(Attachment a) {
+    return nodes.get(a);
+  }
+
+  /** The object that routes a placed address, for an Event. */
+  public HasMetadata placer(Placement p) {
+    return placers.get(p);
+  }
+
+  /** The platform override the egress controller uses ({@code ipam.platform} / {@code IPAM_PLATFORM}). */
+  public static String platformOverride() {
+    String v = System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM"));
+    return v == null || v.isBlank() ? null : v.trim();
+  }
+
+  /**
+   * Reads the cloud of the cluster's platform.
+   *
+   * @param client the cluster
+   * @param settings the egress controller's cloud settings
+   * @param platformOverride the platform type when there is no Infrastructure to say it, or null
+   * @return the view; NONE with a note where the platform has no cloud interfaces this audit reads
+   * @throws CloudUnreadable when the cloud cannot be configured (no region, half a key pair)
+   */
+  public static CloudFacts read(KubernetesClient client, CloudSettings settings, String platformOverride) {
+    Platform platform = Platform.detect(client, platformOverride);
+    String provider = settings.provider() != null ? settings.provider()
+        : platform.type() != null && platform.type().equalsIgnoreCase("AWS") ? Ec2NodeNetworkProvider.NAME : null;
+    if (!platform.needsCloudApi() && settings.provider() == null) {
+      return new CloudFacts("platform " + platform.type() + " attaches egress addresses through the"
+          + " cluster network alone: no cloud interface to read");
+    }
+    if (!Ec2NodeNetworkProvider.NAME.equals(provider)) {
+      return new CloudFacts("platform " + platform.type() + ": the audit reads the interfaces of"
+          + " AWS only");
+    }
+    Ec2NodeNetworkProvider aws = new Ec2NodeNetworkProvider();
+    org.ipamoperators.cloud.aws.AwsSettings awsSettings;
+    try {
+      awsSettings = Ec2NodeNetworkProvider.settings(context(aws, client, settings, platform));
+    } catch (NodeNetworkException e) {
+      throw new CloudUnreadable("cannot configure EC2: " + e.getMessage(), e);
+    }
+    List<Node> all = client.nodes().list().getItems();
+    List<Attachment> attachments = new ArrayList<>();
+    Set<String> described = new TreeSet<>();
+    Map<String, String> unknown = new TreeMap<>();
+    Map<Attachment, Node> byAttachment = new HashMap<>();
+    Map<String, Node> byName = new HashMap<>();
+    all.forEach(n -> byName.put(n.getMetadata().getName(), n));
+    try (Ec2EgressInterfaces interfaces = Ec2EgressInterfaces.create(awsSettings)) {
+      for (Node n : all) {
+        String name = n.getMetadata().getName();
+        String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
+        try {
+          Ec2EgressInterfaces.NodeInterface i = interfaces.read(name, providerId);
+          described.add(name);
+          for (Ip ip : i.owned()) {
+            Attachment a = new Attachment(Resource.ip(ip.toString()), name, "ENI " + i.eniId() + " of node " + name
+                + " (" + i.instanceId() + ")");
+            attachments.add(a);
+            byAttachment.put(a, n);
+          }
+        } catch (NodeNetworkException e) {
+          unknown.put(name, e.getMessage());
+        } catch (RuntimeException e) {
+          unknown.put(name, e.toString()); // one node's surprise never hides the others
+        }
+      }
+    }
+    List<Placement> placements = new ArrayList<>();
+    Map<Placement, HasMetadata> placers = new HashMap<>();
+    for (HostSubnet hs : hostSubnets(client)) {
+      String node = hs.getHost() != null ? hs.getHost() : hs.getMetadata().getName();
+      for (String raw : hs.getEgressIPs() == null ? List.<String>of() : hs.getEgressIPs()) {
+        try {
+          Placement p = new Placement(Resource.ip(Ip.parse(raw.trim()).toString()), node,
+              "HostSubnet " + hs.getMetadata().getName() + " egressIPs");
+          placements.add(p);
+          placers.put(p, hs);
+        } catch (RuntimeException e) {
+          // not an address: the egress controller reports it on its objects
+        }
+      }
+    }
+    String note = "AWS: read " + described.size() + " of " + all.size() + " nodes' interfaces, "
+        + attachments.size() + " addresses attached by the egress operator";
+    return new CloudFacts(CloudView.of(attachments, placements, described, unknown), note, byAttachment, placers,
+        byName);
+  }
+
+  private static List<HostSubnet> hostSubnets(KubernetesClient client) {
+    try {
+      return client.resources(HostSubnet.class).list().getItems();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return List.of(); // no OpenShift SDN: nothing routes addresses through named nodes
+      }
+      throw e;
+    }
+  }
+
+  /** The provider context the egress controller builds: the platform's attributes, the settings, the Secrets. */
+  private static ProviderContext context(NodeNetworkProvider provider, KubernetesClient client, CloudSettings settings,
+      Platform platform) {
+    Map<String, String> attributes = new HashMap<>(platform.attributes());
+    if (platform.awsRegion() != null) {
+      attributes.put("region", platform.awsRegion());
+    }
+    Map<String, String> values = new HashMap<>();
+    for (ProviderSetting s : provider.settings()) {
+      String v = settings.value(s);
+      if (v != null) {
+        values.put(s.key(), v);
+      }
+    }
+    CloudNodeNetworks.SecretReader secrets = CloudNodeNetworks.clusterSecrets(client, settings);
+    Map<String, Map<String, String>> data = new HashMap<>();
+    for (String name : provider.secrets()) {
+      Map<String, String> d = secrets.read(name);
+      if (!d.isEmpty()) {
+        data.put(name, d);
+      }
+    }
+    return new ProviderContext(platform.type(), attributes, values, data);
+  }
+
+  /** The cloud cannot be asked at all (its settings are incomplete). */
+  public static final class CloudUnreadable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    CloudUnreadable(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}
