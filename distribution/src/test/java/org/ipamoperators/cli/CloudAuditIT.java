@@ -1,0 +1,245 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.ipamoperators.cloud.aws.Ec2NodeNetwork;
+import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
+import org.ipamoperators.controller.common.ledger.ClaimNames;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.controller.common.ledger.IPClaimSpec;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.egressip.api.EgressAnnotations;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.ipamoperators.testsupport.moto.MotoServer;
+import org.ipamoperators.testsupport.moto.MotoTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.Instance;
+import software.amazon.awssdk.services.ec2.model.Tag;
+
+/**
+ * {@code ipam audit --cloud} against moto's EC2 and a real API server: nodes with instances, egress addresses
+ * attached to their device-index-0 ENIs and listed in the ownership tags (as the egress operator leaves them),
+ * HostSubnets routing them, and one node whose instance does not exist. Each cloud finding is made on real
+ * objects once, beside a healthy address. The API server is shared with other test classes, so only this test's
+ * addresses (198.51.100.192/26, used by no other test here) and nodes are looked at; addresses are data only.
+ */
+@KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
+    "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"},
+    thirdPartyCrds = {ThirdPartyCrd.NET_NAMESPACE, ThirdPartyCrd.HOST_SUBNET})
+@MotoTest
+class CloudAuditIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private KubernetesClient client;
+  private final List<String> nodes = new ArrayList<>();
+  private final List<String> namespaces = new ArrayList<>();
+  private final Map<String, String> enis = new HashMap<>();
+
+  @AfterEach
+  void cleanUp() {
+    nodes.forEach(n -> {
+      client.nodes().withName(n).delete();
+      client.resources(HostSubnet.class).withName(n).delete();
+    });
+    namespaces.forEach(n -> client.namespaces().withName(n).delete());
+    client.resources(IPClaim.class).list().getItems().stream()
+        .filter(c -> c.getSpec() != null && c.getSpec().address().startsWith("198.51.100.2"))
+        .forEach(c -> client.resource(c).delete());
+  }
+
+  @Test
+  void eachCloudFinding(KubeApiServer server,
+      KubernetesClient client, Namespace ns, MotoServer moto, Ec2Client ec2, @TempDir Path dir) throws Exception {
+    this.client = client;
+    String n = ns.getMetadata().getName();
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
+    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
+        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
+        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
+    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
+    String subnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
+        .subnet().subnetId();
+    String a = n + "-a1";
+    String b = n + "-a2";
+    String c = n + "-a3";
+    String lost = n + "-lost";
+    for (String node : List.of(a, b, c)) {
+      worker(ec2, node, subnet);
+    }
+    node(lost, "aws:///us-east-1a/i-0000000000000dead"); // an instance EC2 does not have
+
+    // Healthy: claimed, annotated, routed through a, on a's ENI and in its tags.
+    egress(n + "-ok", "198.51.100.210");
+    hostSubnet(a, "198.51.100.210", "198.51.100.213", "198.51.100.214");
+    attach(ec2, a, true, "198.51.100.210");
+    // Orphan: on b's ENI, in its tags, claimed by nobody.
+    attach(ec2, b, true, "198.51.100.211");
+    // Another tool's address on b's ENI, not in the tags: none of the audit's business.
+    attach(ec2, b, false, "198.51.100.212");
+    // Drift: routed through a, attached to b.
+    egress(n + "-moved", "198.51.100.213");
+    attach(ec2, b, true, "198.51.100.213");
+    // Drift: routed through a, on no interface.
+    egress(n + "-missing", "198.51.100.214");
+    // Routed through the node that cannot be read: neither confirmed nor called missing.
+    egress(n + "-unknown", "198.51.100.215");
+    hostSubnet(lost, "198.51.100.215");
+    // A leak whose owner is gone but that is still attached: reported, never proposed for release.
+    client.resource(IPClaim.of(ClaimNames.of(Ip.parse("198.51.100.216")), new IPClaimSpec("198.51.100.216", "test",
+        new ClaimOwner("egressip", "Namespace", null, n + "-gone", null)), Map.of())).create();
+    attach(ec2, c, true, "198.51.100.216");
+
+    List<String> cloudArgs = List.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "-o",
+        "json", "--cloud", "--platform", "AWS", "--aws-region", "us-east-1", "--aws-endpoint",
+        moto.endpoint().toString(), "--operator-namespace", n);
+    IpamRun run = IpamRun.of(cloudArgs.toArray(String[]::new));
+    assertThat(run.exit()).as(run.err()).isEqualTo(1);
+    JsonNode report = JSON.readTree(run.out());
+    assertThat(report.path("cloud").asText()).startsWith("AWS: read ");
+    assertThat(kinds(report, "198.51.100.210")).isEmpty();
+    assertThat(kinds(report, "198.51.100.211")).containsExactly("ORPHAN");
+    assertThat(message(report, "198.51.100.211")).contains("ENI " + enis.get(b) + " of node " + b)
+        .contains("claimed by nobody").contains("the audit only reports it");
+    assertThat(kinds(report, "198.51.100.212")).isEmpty();
+    assertThat(kinds(report, "198.51.100.213")).containsExactly("DRIFT");
+    assertThat(message(report, "198.51.100.213")).contains("is routed through " + a + " (HostSubnet " + a)
+        .contains("is on ENI " + enis.get(b));
+    assertThat(kinds(report, "198.51.100.214")).containsExactly("DRIFT");
+    assertThat(message(report, "198.51.100.214")).contains("is routed through " + a)
+        .contains("it is on no interface that could be read");
+    assertThat(kinds(report, "198.51.100.215")).isEmpty();
+    assertThat(kinds(report, lost)).containsExactly("UNKNOWN");
+    assertThat(message(report, lost)).contains("i-0000000000000dead");
+    for (String readable : List.of(a, b, c)) {
+      assertThat(kinds(report, readable)).as(readable).isEmpty();
+    }
+    assertThat(kinds(report, "198.51.100.216")).containsExactly("LEAK");
+    assertThat(report.path("safeRepairs").toString()).doesNotContain(ClaimNames.of(Ip.parse("198.51.100.216")));
+
+    // Without --cloud the audit reads the cluster only, as before: no cloud finding at all.
+    IpamRun clusterOnly = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "-o", "json");
+    JsonNode plain = JSON.readTree(clusterOnly.out());
+    assertThat(plain.has("cloud")).isFalse();
+    assertThat(kinds(plain, "198.51.100.211")).isEmpty();
+    assertThat(kinds(plain, "198.51.100.213")).isEmpty();
+    assertThat(kinds(plain, lost)).isEmpty();
+    assertThat(plain.path("safeRepairs").toString()).contains(ClaimNames.of(Ip.parse("198.51.100.216")));
+  }
+
+  /** The same cluster, once the problems are gone, is clean on the cloud's side. */
+  @Test
+  void aCleanWorldIsClean(KubeApiServer server, KubernetesClient client, Namespace ns, MotoServer moto, Ec2Client ec2,
+      @TempDir Path dir) throws Exception {
+    this.client = client;
+    String n = ns.getMetadata().getName();
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
+    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
+        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
+        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
+    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
+    String subnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
+        .subnet().subnetId();
+    String a = n + "-c1";
+    String b = n + "-c2";
+    worker(ec2, a, subnet);
+    worker(ec2, b, subnet);
+    egress(n + "-x", "198.51.100.220");
+    egress(n + "-y", "198.51.100.221");
+    hostSubnet(a, "198.51.100.220");
+    hostSubnet(b, "198.51.100.221");
+    attach(ec2, a, true, "198.51.100.220");
+    attach(ec2, b, true, "198.51.100.221");
+    attach(ec2, b, false, "198.51.100.222"); // another tool's
+
+    IpamRun run = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "-o", "json", "--cloud", "--platform",
+        "AWS", "--aws-region", "us-east-1", "--aws-endpoint", moto.endpoint().toString(), "--operator-namespace", n);
+    JsonNode report = JSON.readTree(run.out());
+    for (String r : List.of("198.51.100.220", "198.51.100.221", "198.51.100.222", a, b)) {
+      assertThat(kinds(report, r)).as(r).isEmpty();
+    }
+    assertThat(report.path("cloud").asText()).contains("addresses attached by the egress operator");
+  }
+
+  private void worker(Ec2Client ec2, String node, String subnet) {
+    Instance i = ec2.runInstances(r -> r.imageId("ami-12c6146b").instanceType("m5.large").subnetId(subnet)
+        .minCount(1).maxCount(1)).instances().get(0);
+    node(node, "aws:///" + i.placement().availabilityZone() + "/" + i.instanceId());
+    enis.put(node, i.networkInterfaces().stream().filter(x -> x.attachment().deviceIndex() == 0).findFirst()
+        .orElseThrow().networkInterfaceId());
+  }
+
+  private void node(String name, String providerId) {
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
+        .withProviderID(providerId).endSpec().build()).create();
+    nodes.add(name);
+  }
+
+  /** Assigns the addresses to the node's ENI; {@code ours}: also lists them in the ownership tags. */
+  private void attach(Ec2Client ec2, String node, boolean ours, String... ips) {
+    String eni = enis.get(node);
+    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eni).privateIpAddresses(ips));
+    if (ours) {
+      String before = ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(eni)).networkInterfaces().get(0)
+          .tagSet().stream().filter(t -> t.key().equals(Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0")).map(Tag::value)
+          .findFirst().orElse("");
+      String value = (before + " " + String.join(" ", ips)).trim();
+      ec2.createTags(r -> r.resources(eni).tags(Tag.builder().key(Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0")
+          .value(value).build()));
+    }
+  }
+
+  /** A namespace showing the address, and its claim. */
+  private void egress(String namespace, String ip) {
+    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
+        .addToAnnotations(EgressAnnotations.EGRESSIPS, ip).endMetadata().build()).create();
+    namespaces.add(namespace);
+    client.resource(IPClaim.of(ClaimNames.of(Ip.parse(ip)), new IPClaimSpec(ip, "test",
+        new ClaimOwner("egressip", "Namespace", null, namespace, null)), Map.of())).create();
+  }
+
+  private void hostSubnet(String node, String... ips) {
+    client.resources(HostSubnet.class).resource(new HostSubnetBuilder().withNewMetadata().withName(node).endMetadata()
+        .withHost(node).withHostIP("192.0.2.1").withSubnet("10.128.0.0/23").withEgressIPs(ips).build()).create();
+  }
+
+  private static List<String> kinds(JsonNode report, String resource) {
+    List<String> out = new ArrayList<>();
+    report.path("findings").forEach(f -> {
+      if (resource.equals(f.path("resource").path("value").asText())) {
+        out.add(f.path("kind").asText());
+      }
+    });
+    return out;
+  }
+
+  private static String message(JsonNode report, String resource) {
+    StringBuilder b = new StringBuilder();
+    report.path("findings").forEach(f -> {
+      if (resource.equals(f.path("resource").path("value").asText())) {
+        b.append(f.path("message").asText()).append('\n');
+      }
+    });
+    return b.toString();
+  }
+}
