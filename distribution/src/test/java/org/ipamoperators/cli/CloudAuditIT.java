@@ -91,7 +91,7 @@ class CloudAuditIT {
 
     // Healthy: claimed, annotated, routed through a, on a's ENI and in its tags.
     egress(n + "-ok", "198.51.100.210");
-    hostSubnet(a, "198.51.100.210", "198.51.100.213", "198.51.100.214");
+    hostSubnet(a, "198.51.100.210", "198.51.100.213", "198.51.100.214", "198.51.100.217");
     attach(ec2, a, true, "198.51.100.210");
     // Orphan: on b's ENI, in its tags, claimed by nobody.
     attach(ec2, b, true, "198.51.100.211");
@@ -109,6 +109,12 @@ class CloudAuditIT {
     client.resource(IPClaim.of(ClaimNames.of(Ip.parse("198.51.100.216")), new IPClaimSpec("198.51.100.216", "test",
         new ClaimOwner("egressip", "Namespace", null, n + "-gone", null)), Map.of())).create();
     attach(ec2, c, true, "198.51.100.216");
+
+    // Duplicate: routed through a, attached to a's ENI and c's (moto, unlike EC2, lets one address be on two ENIs;
+    // a stale tag list after a move gone wrong reads the same way).
+    egress(n + "-twice", "198.51.100.217");
+    attach(ec2, a, true, "198.51.100.217");
+    attach(ec2, c, true, "198.51.100.217");
 
     List<String> cloudArgs = List.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "-o",
         "json", "--cloud", "--platform", "AWS", "--aws-region", "us-east-1", "--aws-endpoint",
@@ -135,6 +141,9 @@ class CloudAuditIT {
       assertThat(kinds(report, readable)).as(readable).isEmpty();
     }
     assertThat(kinds(report, "198.51.100.216")).containsExactly("LEAK");
+    assertThat(kinds(report, "198.51.100.217")).containsExactly("DUPLICATE", "DRIFT");
+    assertThat(message(report, "198.51.100.217")).contains("is attached to the interfaces of 2 nodes")
+        .contains("ENI " + enis.get(a)).contains("ENI " + enis.get(c));
     assertThat(report.path("safeRepairs").toString()).doesNotContain(ClaimNames.of(Ip.parse("198.51.100.216")));
 
     // Without --cloud the audit reads the cluster only, as before: no cloud finding at all.
