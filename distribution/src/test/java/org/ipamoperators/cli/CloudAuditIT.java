@@ -190,6 +190,54 @@ class CloudAuditIT {
     assertThat(report.path("cloud").asText()).contains("addresses attached by the egress operator");
   }
 
+  /** The operator's loop reads the cloud too when it runs egressip: metrics and Events on the Nodes at fault. */
+  @Test
+  void theOperatorsLoopReportsCloudFindingsWithMetricsAndEvents(KubernetesClient client, Namespace ns,
+      MotoServer moto, Ec2Client ec2) {
+    this.client = client;
+    String n = ns.getMetadata().getName();
+    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
+        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
+        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
+    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
+    String subnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
+        .subnet().subnetId();
+    String a = n + "-l1";
+    String lost = n + "-l2";
+    worker(ec2, a, subnet);
+    node(lost, "aws:///us-east-1a/i-0000000000000beef");
+    attach(ec2, a, true, "198.51.100.230"); // claimed by nobody
+    var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    var settings = new org.ipamoperators.egressip.cloud.CloudSettings(Map.of("aws.region", "us-east-1",
+        "aws.endpoint", moto.endpoint().toString()), n, null);
+    try (var loop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, java.util.Set.of("egressip"),
+        java.time.Duration.ofHours(1), java.time.Duration.ofMinutes(5), () -> true, java.time.Clock.systemUTC(),
+        settings, "AWS")) {
+      var report = loop.runOnce();
+      assertThat(report.findings()).anySatisfy(f -> {
+        assertThat(f.resource().value()).isEqualTo("198.51.100.230");
+        assertThat(f.kind()).isEqualTo(org.ipamoperators.core.audit.FindingKind.ORPHAN);
+      });
+      assertThat(report.findings()).anySatisfy(f -> {
+        assertThat(f.resource().value()).isEqualTo(lost);
+        assertThat(f.kind()).isEqualTo(org.ipamoperators.core.audit.FindingKind.UNKNOWN);
+      });
+      assertThat(registry.get("ipam_audit_findings").tag("kind", "unknown").gauge().value()).isGreaterThanOrEqualTo(1);
+      assertThat(registry.get("ipam_audit_findings").tag("kind", "orphan").gauge().value()).isGreaterThanOrEqualTo(1);
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+        var events = client.v1().events().inNamespace("default").list().getItems();
+        assertThat(events).anySatisfy(e -> {
+          assertThat(e.getInvolvedObject().getName()).isEqualTo(a);
+          assertThat(e.getReason()).isEqualTo("PublishedWithoutClaim");
+        });
+        assertThat(events).anySatisfy(e -> {
+          assertThat(e.getInvolvedObject().getName()).isEqualTo(lost);
+          assertThat(e.getReason()).isEqualTo("CloudInterfaceUnreadable");
+        });
+      });
+    }
+  }
+
   private void worker(Ec2Client ec2, String node, String subnet) {
     Instance i = ec2.runInstances(r -> r.imageId("ami-12c6146b").instanceType("m5.large").subnetId(subnet)
         .minCount(1).maxCount(1)).instances().get(0);

@@ -51,6 +51,7 @@ public final class AuditLoop implements AutoCloseable {
 
   private final java.util.Set<String> controllers;
   private final org.ipamoperators.egressip.cloud.CloudSettings cloud;
+  private final String platform;
 
   /**
    * With egressip among the controllers, the cloud's interfaces are read too, configured as the egress
@@ -60,14 +61,18 @@ public final class AuditLoop implements AutoCloseable {
   public AuditLoop(KubernetesClient client, MeterRegistry registry, java.util.Set<String> controllers,
       Duration interval, Duration leakGrace, BooleanSupplier active, Clock clock) {
     this(client, registry, controllers, interval, leakGrace, active, clock, controllers.contains("egressip")
-        ? org.ipamoperators.egressip.cloud.CloudSettings.fromEnvironment() : null);
+        ? org.ipamoperators.egressip.cloud.CloudSettings.fromEnvironment() : null, CloudFacts.platformOverride());
   }
 
-  /** With the cloud settings to read the interfaces with, or null for none. */
+  /**
+   * With the cloud settings to read the interfaces with (null for none) and the platform type to use when
+   * there is no Infrastructure (null to read it).
+   */
   public AuditLoop(KubernetesClient client, MeterRegistry registry, java.util.Set<String> controllers,
       Duration interval, Duration leakGrace, BooleanSupplier active, Clock clock,
-      org.ipamoperators.egressip.cloud.CloudSettings cloud) {
+      org.ipamoperators.egressip.cloud.CloudSettings cloud, String platform) {
     this.cloud = cloud;
+    this.platform = platform;
     this.client = client;
     this.controllers = java.util.Set.copyOf(controllers);
     this.interval = interval;
@@ -107,7 +112,7 @@ public final class AuditLoop implements AutoCloseable {
   public AuditReport runOnce() {
     ClusterFacts facts = ClusterFacts.read(client, controllers);
     CloudFacts cloudFacts = cloud == null ? CloudFacts.NONE
-        : CloudFacts.read(client, cloud, CloudFacts.platformOverride());
+        : CloudFacts.read(client, cloud, platform);
     AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(),
         new AuditOptions(clock.instant(), leakGrace));
     report.counts().forEach((k, n) -> findings.get(k).set(n));
