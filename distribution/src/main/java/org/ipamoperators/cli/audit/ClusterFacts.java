@@ -56,6 +56,7 @@ public final class ClusterFacts {
   private final Map<LedgerEntry, String> blockAddresses = new HashMap<>();
   private final Map<Publication, HasMetadata> publishers = new HashMap<>();
   private final List<String> unreadable = new ArrayList<>();
+  private final List<org.ipamoperators.eip.api.Eip> eips = new ArrayList<>();
 
   private ClusterFacts() {}
 
@@ -85,6 +86,11 @@ public final class ClusterFacts {
     return publishers.get(p);
   }
 
+  /** The Eips read (empty unless eip is audited), for the audit of their addresses in EC2. */
+  public List<org.ipamoperators.eip.api.Eip> eips() {
+    return eips;
+  }
+
   /** Optional kinds that are not served here (no OpenShift SDN, no OVN): said in the report, not an error. */
   public List<String> notServed() {
     return unreadable;
@@ -96,7 +102,7 @@ public final class ClusterFacts {
   }
 
   /** The controllers whose ledgers and publications an audit can read. */
-  public static final Set<String> ALL = Set.of("egressip", "vip", "keepalived");
+  public static final Set<String> ALL = Set.of("egressip", "vip", "keepalived", "eip");
 
   /** Everything, as {@code ipam audit} run by a cluster administrator reads it. */
   public static ClusterFacts read(KubernetesClient client) {
@@ -121,7 +127,12 @@ public final class ClusterFacts {
     Set<String> groupNames = new HashSet<>();
     groups.forEach(g -> groupNames.add(g.getMetadata().getNamespace() + "/" + g.getMetadata().getName()));
 
-    boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip");
+    List<org.ipamoperators.eip.api.Eip> eips = controllers.contains("eip") ? listOrEmpty(f, "Eip",
+        () -> client.resources(org.ipamoperators.eip.api.Eip.class).inAnyNamespace().list().getItems()) : List.of();
+    eips.forEach(e -> f.eips.add(e));
+    Set<String> eipNames = new HashSet<>();
+    eips.forEach(e -> eipNames.add(e.getMetadata().getNamespace() + "/" + e.getMetadata().getName()));
+    boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip") || controllers.contains("eip");
     List<IPClaim> ipClaims = ipLedger ? client.resources(IPClaim.class).list().getItems() : List.of();
     Map<String, IPClaim> claimByAddress = new HashMap<>();
     for (IPClaim c : ipClaims) {
@@ -137,7 +148,8 @@ public final class ClusterFacts {
       }
       claimByAddress.put(address, c);
       ClaimOwner o = c.getSpec().owner();
-      boolean exists = ownerExists(o, namespaces, serviceNames, groupNames, c);
+      boolean exists = "Eip".equals(o.kind()) ? eipNames.contains(o.namespace() + "/" + o.name())
+          : ownerExists(o, namespaces, serviceNames, groupNames, c);
       LedgerEntry e = new LedgerEntry(Resource.ip(address), key(o), "IPClaim " + c.getMetadata().getName(),
           created(c), exists);
       f.entries.add(e);
@@ -183,6 +195,12 @@ public final class ClusterFacts {
       egress(f, client, nsList);
     }
     vip(f, services, claimByAddress);
+    for (org.ipamoperators.eip.api.Eip e : eips) {
+      if (e.getStatus() != null && e.getStatus().publicIpAddress() != null) {
+        String name = e.getMetadata().getNamespace() + "/" + e.getMetadata().getName();
+        addAll(f, e, List.of(e.getStatus().publicIpAddress()), "eip/Eip/" + name, "Eip " + name + " status.publicIpAddress");
+      }
+    }
     keepalived(f, groups, metricsPorts(client, groups));
     return f;
   }

@@ -48,6 +48,22 @@ public final class LedgerAudit {
    */
   public static AuditReport audit(Collection<LedgerEntry> entries, Collection<Publication> publications,
       CloudView cloud, AuditOptions options) {
+    return audit(entries, publications, cloud, List.of(), options);
+  }
+
+  /**
+   * Runs the audit with what the clouds' interfaces show and the findings of other checks over the same
+   * objects (such as {@link EipChecks}), merged into one report.
+   *
+   * @param entries every claim of the ledgers audited
+   * @param publications every place that shows a resource in use
+   * @param cloud what the clouds' interfaces show, or {@link CloudView#NONE}
+   * @param more findings made by other checks
+   * @param options the time of the audit and the leak grace
+   * @return the findings and the provably safe repairs
+   */
+  public static AuditReport audit(Collection<LedgerEntry> entries, Collection<Publication> publications,
+      CloudView cloud, List<Finding> more, AuditOptions options) {
     Map<Resource, List<LedgerEntry>> claims = new TreeMap<>();
     entries.forEach(e -> claims.computeIfAbsent(e.resource(), r -> new ArrayList<>()).add(e));
     Map<Resource, List<Publication>> shown = new TreeMap<>();
@@ -74,6 +90,7 @@ public final class LedgerAudit {
     cloud.unknown().forEach((node, why) -> findings.add(new Finding(FindingKind.UNKNOWN, new Resource("node", node),
         List.of(node), "the cloud interface of node " + node + " could not be read (" + why + "): the addresses"
         + " placed on it are neither confirmed nor reported missing")));
+    findings.addAll(more);
     findings.sort(Comparator.comparing(Finding::resource).thenComparing(Finding::kind)
         .thenComparing(Finding::message));
     repairs.sort(Comparator.comparing((Repair rep) -> rep.entry().resource())
