@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.ipamoperators.cli.audit.CloudFacts;
 import org.ipamoperators.cli.audit.ClusterFacts;
+import org.ipamoperators.cli.audit.EipFacts;
 import org.ipamoperators.cli.audit.Repairs;
 import org.ipamoperators.core.audit.AuditOptions;
 import org.ipamoperators.core.audit.AuditReport;
@@ -72,6 +73,11 @@ final class AuditCommand implements Callable<Integer> {
       + " default: the audit then reads the cluster only)")
   boolean cloud;
 
+  @Option(names = "--eip-cluster-name", paramLabel = "NAME", defaultValue = "${CLUSTER_NAME:-}",
+      description = "with --cloud: also compare the Eips' status with EC2's Elastic IPs tagged with this cluster name"
+          + " (the eip controller's; env CLUSTER_NAME)")
+  String eipClusterName;
+
   @Option(names = "--platform", paramLabel = "TYPE",
       description = "with --cloud: the platform type (AWS...) when there is no Infrastructure to say it (env IPAM_PLATFORM)")
   String platform;
@@ -97,12 +103,18 @@ final class AuditCommand implements Callable<Integer> {
     List<String> repaired = new ArrayList<>();
     ClusterFacts facts;
     CloudFacts cloudFacts = CloudFacts.NONE;
+    EipFacts eipFacts = EipFacts.NONE;
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config()).build()) {
       facts = ClusterFacts.read(client);
       if (cloud) {
         cloudFacts = CloudFacts.read(client, cloudSettings(), platform != null ? platform : CloudFacts.platformOverride());
       }
-      report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(),
+      if (cloud && eipClusterName != null && !eipClusterName.isBlank()) {
+        String type = platform != null ? platform : CloudFacts.platformOverride();
+        eipFacts = EipFacts.read(facts.eips(), eipClusterName.trim(), CloudFacts.awsSettings(client, cloudSettings(),
+            org.ipamoperators.egressip.network.Platform.detect(client, type)));
+      }
+      report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(), eipFacts.findings(),
           new AuditOptions(Instant.now(), leakGrace));
       if (repair) {
         repaired = new Repairs(client).apply(facts, report.repairs());
@@ -129,9 +141,13 @@ final class AuditCommand implements Callable<Integer> {
       if (cloudFacts.note() != null) {
         json.put("cloud", cloudFacts.note());
       }
+      if (eipFacts.note() != null) {
+        json.put("elasticIps", eipFacts.note());
+      }
       out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
     } else {
       out.print((cloudFacts.note() == null ? "" : "cloud: " + cloudFacts.note() + "\n")
+          + (eipFacts.note() == null ? "" : "elastic IPs: " + eipFacts.note() + "\n")
           + text(report, repaired, facts.notServed()));
     }
     out.flush();

@@ -124,13 +124,7 @@ public final class CloudFacts {
       return new CloudFacts("platform " + platform.type() + ": the audit reads the interfaces of"
           + " AWS only");
     }
-    Ec2NodeNetworkProvider aws = new Ec2NodeNetworkProvider();
-    org.ipamoperators.cloud.aws.AwsSettings awsSettings;
-    try {
-      awsSettings = Ec2NodeNetworkProvider.settings(context(aws, client, settings, platform));
-    } catch (NodeNetworkException e) {
-      throw new CloudUnreadable("cannot configure EC2: " + e.getMessage(), e);
-    }
+    org.ipamoperators.cloud.aws.AwsSettings awsSettings = awsSettings(client, settings, platform);
     List<Node> all = client.nodes().list().getItems();
     List<Attachment> attachments = new ArrayList<>();
     Set<String> described = new TreeSet<>();
@@ -177,6 +171,20 @@ public final class CloudFacts {
         + attachments.size() + " addresses attached by the egress operator";
     return new CloudFacts(CloudView.of(attachments, placements, described, unknown), note, byAttachment, placers,
         byName);
+  }
+
+  /**
+   * The EC2 settings the egress controller would use: region, endpoint, the credentials Secret's keys.
+   *
+   * @throws CloudUnreadable when they are incomplete
+   */
+  public static org.ipamoperators.cloud.aws.AwsSettings awsSettings(KubernetesClient client, CloudSettings settings,
+      Platform platform) {
+    try {
+      return Ec2NodeNetworkProvider.settings(context(new Ec2NodeNetworkProvider(), client, settings, platform));
+    } catch (NodeNetworkException e) {
+      throw new CloudUnreadable("cannot configure EC2: " + e.getMessage(), e);
+    }
   }
 
   private static List<HostSubnet> hostSubnets(KubernetesClient client) {
