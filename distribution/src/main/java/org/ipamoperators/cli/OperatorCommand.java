@@ -407,7 +407,7 @@ final class OperatorCommand implements Callable<Integer> {
       audited.retainAll(org.ipamoperators.cli.audit.ClusterFacts.ALL);
       auditLoop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, audited, auditInterval,
           org.ipamoperators.core.audit.AuditOptions.DEFAULT_LEAK_GRACE, () -> !leaderElection || leading.get(),
-          java.time.Clock.systemUTC());
+          java.time.Clock.systemUTC()).elasticIps(settings == null ? null : settings.eip());
       auditLoop.start();
     }
     LOG.info("ipam operator started: caches synced{}", leaderElection

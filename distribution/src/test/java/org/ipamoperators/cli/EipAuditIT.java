@@ -100,11 +100,41 @@ class EipAuditIT {
     assertThat(message(report, assoc)).contains("says it is associated with " + eni + " " + privateIp)
         .contains("EC2 has it associated with nothing");
 
+    // The operator's loop, running eip with its settings, makes the same findings: metrics, Events on the Eips.
+    var registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    var settings = org.ipamoperators.eip.EipSettings.from(java.util.Map.of(
+        org.ipamoperators.eip.EipSettings.CLUSTER_NAME, cluster, org.ipamoperators.eip.EipSettings.AWS_REGION, "us-east-1"))
+        .withAws(org.ipamoperators.cloud.aws.AwsSettings.of("us-east-1").withEndpoint(moto.endpoint())
+            .withKeys(new org.ipamoperators.cloud.aws.AwsSettings.StaticKeys("test", "test")));
+    try (var loop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, java.util.Set.of("eip"),
+        java.time.Duration.ofHours(1), java.time.Duration.ofMinutes(5), () -> true, java.time.Clock.systemUTC(),
+        null, null).elasticIps(settings)) {
+      var looped = loop.runOnce();
+      assertThat(looped.findings()).anySatisfy(f -> {
+        assertThat(f.resource().value()).isEqualTo(leak);
+        assertThat(f.kind()).isEqualTo(org.ipamoperators.core.audit.FindingKind.LEAK);
+      });
+      assertThat(registry.get("ipam_audit_findings").tag("kind", "leak").gauge().value()).isGreaterThanOrEqualTo(1);
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() ->
+          assertThat(client.v1().events().inNamespace(n).list().getItems()).anySatisfy(e -> {
+            assertThat(e.getInvolvedObject().getName()).isEqualTo("stale");
+            assertThat(e.getReason()).isEqualTo("ClaimedByAnother");
+          }));
+    }
+
     // Without the cluster name, the Elastic IPs are not read.
     JsonNode plain = JSON.readTree(IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "-o", "json").out());
     assertThat(plain.has("elasticIps")).isFalse();
     assertThat(kinds(plain, leak)).isEmpty();
     client.resources(IPClaim.class).withName(ClaimNames.of(Ip.parse(webIp))).delete();
+  }
+
+  /** The apiserver is shared: an eip controller started by a later test class must not find these Eips. */
+  @org.junit.jupiter.api.AfterEach
+  void removeEips(KubernetesClient client, Namespace ns) {
+    client.resources(Eip.class).inNamespace(ns.getMetadata().getName()).delete();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+        client.resources(Eip.class).inNamespace(ns.getMetadata().getName()).list().getItems().isEmpty());
   }
 
   private static String allocate(Ec2Client ec2, String cluster, String ns, String name) {

@@ -52,6 +52,7 @@ public final class AuditLoop implements AutoCloseable {
   private final java.util.Set<String> controllers;
   private final org.ipamoperators.egressip.cloud.CloudSettings cloud;
   private final String platform;
+  private volatile org.ipamoperators.eip.EipSettings eip;
 
   /**
    * With egressip among the controllers, the cloud's interfaces are read too, configured as the egress
@@ -92,6 +93,18 @@ public final class AuditLoop implements AutoCloseable {
     repairs = Counter.builder("ipam_audit_repairs").description("Claims released by the audit as provably safe").register(registry);
   }
 
+  /**
+   * Also compares the Eips' status with EC2's Elastic IPs of the eip controller's cluster (when eip is audited),
+   * read with the eip controller's settings and its IAM (DescribeAddresses).
+   *
+   * @param settings the eip controller's settings, or null for none
+   * @return this loop
+   */
+  public AuditLoop elasticIps(org.ipamoperators.eip.EipSettings settings) {
+    this.eip = settings;
+    return this;
+  }
+
   public void start() {
     executor.scheduleWithFixedDelay(this::runSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -113,13 +126,17 @@ public final class AuditLoop implements AutoCloseable {
     ClusterFacts facts = ClusterFacts.read(client, controllers);
     CloudFacts cloudFacts = cloud == null ? CloudFacts.NONE
         : CloudFacts.read(client, cloud, platform);
+    org.ipamoperators.eip.EipSettings e = eip;
+    EipFacts eipFacts = e == null || !controllers.contains("eip") ? EipFacts.NONE
+        : EipFacts.read(facts.eips(), e.clusterName(), e.namespace(), e.aws());
     AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(),
-        new AuditOptions(clock.instant(), leakGrace));
+        eipFacts.findings(), new AuditOptions(clock.instant(), leakGrace));
     report.counts().forEach((k, n) -> findings.get(k).set(n));
     runs.increment();
     for (Finding f : report.findings()) {
       java.util.Set<HasMetadata> at = new java.util.LinkedHashSet<>(objectsAtFault(facts, f));
       at.addAll(cloudFacts.objectsAtFault(f));
+      at.addAll(eipFacts.objectsAtFault(f));
       for (HasMetadata on : at) {
         events.warning(on, reason(f.kind()), f.message());
       }

@@ -67,12 +67,22 @@ public final class EipFacts {
    * @throws CloudFacts.CloudUnreadable when EC2 cannot be read
    */
   public static EipFacts read(List<Eip> eips, String clusterName, AwsSettings aws) {
+    return read(eips, clusterName, null, aws);
+  }
+
+  /**
+   * As {@link #read(List, String, AwsSettings)}, for an eip controller that serves one namespace only: the Eips and
+   * the addresses tagged for other namespaces are another controller's.
+   */
+  public static EipFacts read(List<Eip> eips, String clusterName, String namespace, AwsSettings aws) {
     try (Ec2Client ec2 = Ec2Clients.build(aws)) {
-      return read(eips, clusterName, new ElasticIps(ec2));
+      return read(eips, clusterName, namespace, new ElasticIps(ec2));
     }
   }
 
-  static EipFacts read(List<Eip> eips, String clusterName, ElasticIps ec2) {
+  static EipFacts read(List<Eip> all, String clusterName, String namespace, ElasticIps ec2) {
+    List<Eip> eips = namespace == null || namespace.isBlank() ? all
+        : all.stream().filter(e -> namespace.equals(e.getMetadata().getNamespace())).toList();
     List<EipShown> shown = new ArrayList<>();
     Map<String, Eip> byOwner = new HashMap<>();
     Set<String> named = new TreeSet<>();
@@ -91,7 +101,9 @@ public final class EipFacts {
     List<ElasticAddress> addresses = new ArrayList<>();
     try {
       Set<String> seen = new TreeSet<>();
-      for (ElasticIp a : ec2.withTags(Map.of(EipNames.TAG_CLUSTER, clusterName))) {
+      Map<String, String> tags = namespace == null || namespace.isBlank() ? Map.of(EipNames.TAG_CLUSTER, clusterName)
+          : Map.of(EipNames.TAG_CLUSTER, clusterName, EipNames.TAG_NAMESPACE, namespace);
+      for (ElasticIp a : ec2.withTags(tags)) {
         addresses.add(address(a, clusterName));
         seen.add(a.allocationId());
       }
