@@ -124,11 +124,25 @@ public final class AuditLoop implements AutoCloseable {
   /** One audit: metrics, Events, safe repairs. Returns the report for tests. */
   public AuditReport runOnce() {
     ClusterFacts facts = ClusterFacts.read(client, controllers);
-    CloudFacts cloudFacts = cloud == null ? CloudFacts.NONE
-        : CloudFacts.read(client, cloud, platform);
+    CloudFacts cloudFacts = CloudFacts.NONE;
+    if (cloud != null) {
+      try {
+        cloudFacts = CloudFacts.read(client, cloud, platform);
+      } catch (CloudFacts.CloudUnreadable e) {
+        failures.increment(); // the cluster is still audited; the cloud's side waits for the next run
+        LOG.warn("audit: the cloud's interfaces could not be read: {}", e.getMessage());
+      }
+    }
     org.ipamoperators.eip.EipSettings e = eip;
-    EipFacts eipFacts = e == null || !controllers.contains("eip") ? EipFacts.NONE
-        : EipFacts.read(facts.eips(), e.clusterName(), e.namespace(), e.aws());
+    EipFacts eipFacts = EipFacts.NONE;
+    if (e != null && controllers.contains("eip")) {
+      try {
+        eipFacts = EipFacts.read(facts.eips(), e.clusterName(), e.namespace(), e.aws());
+      } catch (CloudFacts.CloudUnreadable x) {
+        failures.increment();
+        LOG.warn("audit: the Elastic IPs could not be read: {}", x.getMessage());
+      }
+    }
     AuditReport report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(),
         eipFacts.findings(), new AuditOptions(clock.instant(), leakGrace));
     report.counts().forEach((k, n) -> findings.get(k).set(n));
