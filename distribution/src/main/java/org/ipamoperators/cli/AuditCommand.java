@@ -45,8 +45,9 @@ import picocli.CommandLine.Spec;
         "With --cloud it also reads the nodes' cloud interfaces (AWS; configured as the egress",
         "controller is) and reports addresses attached by the egress operator and claimed by",
         "nobody, attached to two nodes, or not on the node its HostSubnet routes them through;",
-        "a node whose interface cannot be read is reported as unknown. Nothing on a cloud is",
-        "ever changed by the audit."},
+        "a node whose interface cannot be read is reported as unknown. With --eip-cluster-name",
+        "it also compares each Eip's status with the Elastic IPs EC2 tags with that cluster.",
+        "Nothing on a cloud is ever changed by the audit."},
     footer = {"", "Exit status: 0 clean; 1 findings; 2 the cluster could not be read."})
 final class AuditCommand implements Callable<Integer> {
   enum Format { text, json }
