@@ -23,7 +23,11 @@ import org.ipamoperators.core.spi.NodeNetworkException;
 import org.ipamoperators.core.spi.NodeNetworkProvider;
 import org.ipamoperators.core.spi.ProviderContext;
 import org.ipamoperators.core.spi.ProviderSetting;
+import org.ipamoperators.core.spi.NodeAttachment;
+import org.ipamoperators.core.spi.NodeRef;
+import org.ipamoperators.egressip.EgressFacts;
 import org.ipamoperators.egressip.cloud.CloudNodeNetworks;
+import org.ipamoperators.egressip.cloud.NodeNetworks;
 import org.ipamoperators.egressip.cloud.CloudSettings;
 import org.ipamoperators.egressip.network.Platform;
 
@@ -32,8 +36,10 @@ import org.ipamoperators.egressip.network.Platform;
  * addresses marked as attached by the egress operator, and, from the HostSubnets, the node the
  * cluster network routes each address through. The cloud is found and configured as the egress
  * controller finds it ({@link Platform#detect}, the same settings, environment variables and
- * credentials Secret). Where the platform needs no cloud API there is nothing to read: the view is
- * {@link CloudView#NONE} and {@link #note} says why.
+ * credentials Secret). EC2 is read by {@link Ec2EgressInterfaces}; any other cloud (Azure) through its
+ * NodeNetwork's {@code describe}, which reports the addresses the egress operator marked as its own. Where the
+ * platform needs no cloud API there is nothing to read: the view is {@link CloudView#NONE} and {@link #note}
+ * says why.
  */
 public final class CloudFacts {
   private final CloudView view;
@@ -121,8 +127,10 @@ public final class CloudFacts {
           + " cluster network alone: no cloud interface to read");
     }
     if (!Ec2NodeNetworkProvider.NAME.equals(provider)) {
-      return new CloudFacts("platform " + platform.type() + ": the audit reads the interfaces of"
-          + " AWS only");
+      // Any other cloud (Azure) through its NodeNetwork, as the egress controller reads it.
+      try (CloudNodeNetworks networks = new CloudNodeNetworks(client, settings)) {
+        return read(client, networks, platform);
+      }
     }
     org.ipamoperators.cloud.aws.AwsSettings awsSettings = awsSettings(client, settings, platform);
     List<Node> all = client.nodes().list().getItems();
@@ -152,25 +160,72 @@ public final class CloudFacts {
         }
       }
     }
-    List<Placement> placements = new ArrayList<>();
-    Map<Placement, HasMetadata> placers = new HashMap<>();
+    Map<Placement, HasMetadata> placers = placements(client);
+    String note = "AWS: read " + described.size() + " of " + all.size() + " nodes' interfaces, "
+        + attachments.size() + " addresses attached by the egress operator";
+    return new CloudFacts(CloudView.of(attachments, List.copyOf(placers.keySet()), described, unknown), note,
+        byAttachment, placers, byName);
+  }
+
+  /**
+   * Reads each node's interface through the cloud's {@link org.ipamoperators.core.spi.NodeNetwork} (what
+   * {@code describe} reports as marked by the egress operator), for a cloud other than EC2 (which has a reader of
+   * its own) and for tests that bring their own network.
+   *
+   * @throws CloudUnreadable when no network serves the platform (no provider, incomplete settings)
+   */
+  public static CloudFacts read(KubernetesClient client, NodeNetworks networks, Platform platform) {
+    NodeNetworks.Selection selection = networks.select(platform);
+    if (selection.problem() != null) {
+      throw new CloudUnreadable(selection.problem(), null);
+    }
+    List<Node> all = client.nodes().list().getItems();
+    List<Attachment> attachments = new ArrayList<>();
+    Set<String> described = new TreeSet<>();
+    Map<String, String> unknown = new TreeMap<>();
+    Map<Attachment, Node> byAttachment = new HashMap<>();
+    Map<String, Node> byName = new HashMap<>();
+    for (Node n : all) {
+      String name = n.getMetadata().getName();
+      byName.put(name, n);
+      try {
+        NodeAttachment a = selection.network().describe(new NodeRef(name, EgressFacts.providerId(n),
+            EgressFacts.labels(n), List.copyOf(EgressFacts.ownAddresses(n, null))));
+        described.add(name);
+        for (Ip ip : new TreeSet<>(a.marked())) {
+          Attachment at = new Attachment(Resource.ip(ip.toString()), name, "interface " + a.interfaceId()
+              + " of node " + name);
+          attachments.add(at);
+          byAttachment.put(at, n);
+        }
+      } catch (NodeNetworkException e) {
+        unknown.put(name, e.getMessage());
+      } catch (RuntimeException e) {
+        unknown.put(name, e.toString()); // one node's surprise never hides the others
+      }
+    }
+    Map<Placement, HasMetadata> placers = placements(client);
+    String note = platform.type() + " (" + selection.provider() + "): read " + described.size() + " of " + all.size()
+        + " nodes' interfaces, " + attachments.size() + " addresses attached by the egress operator";
+    return new CloudFacts(CloudView.of(attachments, List.copyOf(placers.keySet()), described, unknown), note,
+        byAttachment, placers, byName);
+  }
+
+  /** The node each HostSubnet routes its egress addresses through, with the HostSubnet saying so. */
+  private static Map<Placement, HasMetadata> placements(KubernetesClient client) {
+    Map<Placement, HasMetadata> placers = new java.util.LinkedHashMap<>();
     for (HostSubnet hs : hostSubnets(client)) {
       String node = hs.getHost() != null ? hs.getHost() : hs.getMetadata().getName();
       for (String raw : hs.getEgressIPs() == null ? List.<String>of() : hs.getEgressIPs()) {
         try {
-          Placement p = new Placement(Resource.ip(Ip.parse(raw.trim()).toString()), node,
-              "HostSubnet " + hs.getMetadata().getName() + " egressIPs");
-          placements.add(p);
-          placers.put(p, hs);
+          placers.put(new Placement(Resource.ip(Ip.parse(raw.trim()).toString()), node,
+              "HostSubnet " + hs.getMetadata().getName() + " egressIPs"), hs);
         } catch (RuntimeException e) {
           // not an address: the egress controller reports it on its objects
         }
       }
     }
-    String note = "AWS: read " + described.size() + " of " + all.size() + " nodes' interfaces, "
-        + attachments.size() + " addresses attached by the egress operator";
-    return new CloudFacts(CloudView.of(attachments, placements, described, unknown), note, byAttachment, placers,
-        byName);
+    return placers;
   }
 
   /**
