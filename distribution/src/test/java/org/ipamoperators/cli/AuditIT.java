@@ -1,6 +1,7 @@
 package org.ipamoperators.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.ipamoperators.cli.AuditFixtures.kinds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -234,15 +235,6 @@ class AuditIT {
     assertThat(run.err().lines().toList()).singleElement().asString().startsWith("ipam audit: could not read the cluster");
   }
 
-  private static List<String> kinds(JsonNode report, String resource) {
-    List<String> out = new java.util.ArrayList<>();
-    report.path("findings").forEach(f -> {
-      if (resource.equals(f.path("resource").path("value").asText())) {
-        out.add(f.path("kind").asText());
-      }
-    });
-    return out;
-  }
 
   private static String name(String ip) {
     return ClaimNames.of(Ip.parse(ip));

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.azure.core.credential.AccessToken;
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
-import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -22,17 +20,12 @@ import org.ipamoperators.cli.audit.CloudFacts;
 import org.ipamoperators.cloud.azure.AzureContext;
 import org.ipamoperators.cloud.azure.AzureNodeNetwork;
 import org.ipamoperators.cloud.azure.AzureNodeNetworkProvider;
-import org.ipamoperators.controller.common.ledger.ClaimNames;
-import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.IPClaim;
-import org.ipamoperators.controller.common.ledger.IPClaimSpec;
-import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.audit.AuditOptions;
 import org.ipamoperators.core.audit.AuditReport;
 import org.ipamoperators.core.audit.Attachment;
 import org.ipamoperators.core.audit.FindingKind;
 import org.ipamoperators.core.audit.LedgerAudit;
-import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.cloud.CloudNodeNetworks;
 import org.ipamoperators.egressip.cloud.CloudSettings;
 import org.ipamoperators.egressip.network.Platform;
@@ -167,22 +160,19 @@ class CloudAuditAzureIT {
     nodes.add(name);
   }
 
-  /** A namespace showing the address, and its claim. */
-  private void egress(String namespace, String ip) {
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
-        .addToAnnotations(EgressAnnotations.EGRESSIPS, ip).endMetadata().build()).create();
-    namespaces.add(namespace);
-    client.resource(IPClaim.of(ClaimNames.of(Ip.parse(ip)), new IPClaimSpec(ip, "test",
-        new ClaimOwner("egressip", "Namespace", null, namespace, null)), Map.of())).create();
-  }
 
-  private void hostSubnet(String node, String... ips) {
-    client.resources(HostSubnet.class).resource(new HostSubnetBuilder().withNewMetadata().withName(node).endMetadata()
-        .withHost(node).withHostIP("192.0.2.1").withSubnet("10.128.0.0/23").withEgressIPs(ips).build()).create();
-  }
 
   private static List<FindingKind> kinds(AuditReport report, String resource) {
     return report.findings().stream().filter(f -> f.resource().value().equals(resource))
         .map(org.ipamoperators.core.audit.Finding::kind).toList();
+  }
+
+  private void egress(String namespace, String ip) {
+    AuditFixtures.egress(client, namespace, ip);
+    namespaces.add(namespace);
+  }
+
+  private void hostSubnet(String node, String... ips) {
+    AuditFixtures.hostSubnet(client, node, ips);
   }
 }

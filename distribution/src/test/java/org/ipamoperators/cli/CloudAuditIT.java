@@ -1,16 +1,16 @@
 package org.ipamoperators.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.ipamoperators.cli.AuditFixtures.kinds;
+import static org.ipamoperators.cli.AuditFixtures.message;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
-import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +23,6 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
-import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
@@ -74,12 +73,7 @@ class CloudAuditIT {
     this.client = client;
     String n = ns.getMetadata().getName();
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
-    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
-        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
-        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
-    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
-    String subnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
-        .subnet().subnetId();
+    String subnet = awsWorld(ec2, n);
     String a = n + "-a1";
     String b = n + "-a2";
     String c = n + "-a3";
@@ -163,12 +157,7 @@ class CloudAuditIT {
     this.client = client;
     String n = ns.getMetadata().getName();
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
-    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
-        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
-        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
-    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
-    String subnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
-        .subnet().subnetId();
+    String subnet = awsWorld(ec2, n);
     String a = n + "-c1";
     String b = n + "-c2";
     worker(ec2, a, subnet);
@@ -196,12 +185,7 @@ class CloudAuditIT {
       MotoServer moto, Ec2Client ec2) {
     this.client = client;
     String n = ns.getMetadata().getName();
-    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
-        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
-        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
-    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
-    String subnet = ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
-        .subnet().subnetId();
+    String subnet = awsWorld(ec2, n);
     String a = n + "-l1";
     String lost = n + "-l2";
     worker(ec2, a, subnet);
@@ -266,37 +250,26 @@ class CloudAuditIT {
     }
   }
 
-  /** A namespace showing the address, and its claim. */
+
+
+
+
   private void egress(String namespace, String ip) {
-    client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace)
-        .addToAnnotations(EgressAnnotations.EGRESSIPS, ip).endMetadata().build()).create();
+    AuditFixtures.egress(client, namespace, ip);
     namespaces.add(namespace);
-    client.resource(IPClaim.of(ClaimNames.of(Ip.parse(ip)), new IPClaimSpec(ip, "test",
-        new ClaimOwner("egressip", "Namespace", null, namespace, null)), Map.of())).create();
   }
 
   private void hostSubnet(String node, String... ips) {
-    client.resources(HostSubnet.class).resource(new HostSubnetBuilder().withNewMetadata().withName(node).endMetadata()
-        .withHost(node).withHostIP("192.0.2.1").withSubnet("10.128.0.0/23").withEgressIPs(ips).build()).create();
+    AuditFixtures.hostSubnet(client, node, ips);
   }
 
-  private static List<String> kinds(JsonNode report, String resource) {
-    List<String> out = new ArrayList<>();
-    report.path("findings").forEach(f -> {
-      if (resource.equals(f.path("resource").path("value").asText())) {
-        out.add(f.path("kind").asText());
-      }
-    });
-    return out;
-  }
-
-  private static String message(JsonNode report, String resource) {
-    StringBuilder b = new StringBuilder();
-    report.path("findings").forEach(f -> {
-      if (resource.equals(f.path("resource").path("value").asText())) {
-        b.append(f.path("message").asText()).append('\n');
-      }
-    });
-    return b.toString();
+  /** The credentials Secret in the operator's namespace {@code n}, and a VPC and subnet for this test's addresses. */
+  private String awsWorld(Ec2Client ec2, String n) {
+    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
+        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
+        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
+    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
+    return ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
+        .subnet().subnetId();
   }
 }

@@ -1,6 +1,8 @@
 package org.ipamoperators.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.ipamoperators.cli.AuditFixtures.kinds;
+import static org.ipamoperators.cli.AuditFixtures.message;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -160,23 +162,5 @@ class EipAuditIT {
     client.resources(Eip.class).inNamespace(ns).resource(created).updateStatus();
   }
 
-  private static List<String> kinds(JsonNode report, String resource) {
-    List<String> out = new ArrayList<>();
-    report.path("findings").forEach(f -> {
-      if (resource.equals(f.path("resource").path("value").asText())) {
-        out.add(f.path("kind").asText());
-      }
-    });
-    return out;
-  }
 
-  private static String message(JsonNode report, String resource) {
-    StringBuilder b = new StringBuilder();
-    report.path("findings").forEach(f -> {
-      if (resource.equals(f.path("resource").path("value").asText())) {
-        b.append(f.path("message").asText()).append('\n');
-      }
-    });
-    return b.toString();
-  }
 }

@@ -133,38 +133,13 @@ public final class CloudFacts {
       }
     }
     org.ipamoperators.cloud.aws.AwsSettings awsSettings = awsSettings(client, settings, platform);
-    List<Node> all = client.nodes().list().getItems();
-    List<Attachment> attachments = new ArrayList<>();
-    Set<String> described = new TreeSet<>();
-    Map<String, String> unknown = new TreeMap<>();
-    Map<Attachment, Node> byAttachment = new HashMap<>();
-    Map<String, Node> byName = new HashMap<>();
-    all.forEach(n -> byName.put(n.getMetadata().getName(), n));
     try (Ec2EgressInterfaces interfaces = Ec2EgressInterfaces.create(awsSettings)) {
-      for (Node n : all) {
-        String name = n.getMetadata().getName();
-        String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
-        try {
-          Ec2EgressInterfaces.NodeInterface i = interfaces.read(name, providerId);
-          described.add(name);
-          for (Ip ip : i.owned()) {
-            Attachment a = new Attachment(Resource.ip(ip.toString()), name, "ENI " + i.eniId() + " of node " + name
-                + " (" + i.instanceId() + ")");
-            attachments.add(a);
-            byAttachment.put(a, n);
-          }
-        } catch (NodeNetworkException e) {
-          unknown.put(name, e.getMessage());
-        } catch (RuntimeException e) {
-          unknown.put(name, e.toString()); // one node's surprise never hides the others
-        }
-      }
+      return readNodes(client, "AWS", n -> {
+        Ec2EgressInterfaces.NodeInterface i = interfaces.read(n.getMetadata().getName(), EgressFacts.providerId(n));
+        return new Marked(i.owned(), "ENI " + i.eniId() + " of node " + n.getMetadata().getName() + " ("
+            + i.instanceId() + ")");
+      });
     }
-    Map<Placement, HasMetadata> placers = placements(client);
-    String note = "AWS: read " + described.size() + " of " + all.size() + " nodes' interfaces, "
-        + attachments.size() + " addresses attached by the egress operator";
-    return new CloudFacts(CloudView.of(attachments, List.copyOf(placers.keySet()), described, unknown), note,
-        byAttachment, placers, byName);
   }
 
   /**
@@ -179,6 +154,23 @@ public final class CloudFacts {
     if (selection.problem() != null) {
       throw new CloudUnreadable(selection.problem(), null);
     }
+    return readNodes(client, platform.type() + " (" + selection.provider() + ")", n -> {
+      NodeAttachment a = selection.network().describe(new NodeRef(n.getMetadata().getName(),
+          EgressFacts.providerId(n), EgressFacts.labels(n), List.copyOf(EgressFacts.ownAddresses(n, null))));
+      return new Marked(a.marked(), "interface " + a.interfaceId() + " of node " + n.getMetadata().getName());
+    });
+  }
+
+  /** What one node's interface holds marked as the egress operator's, and how to name that interface. */
+  private record Marked(java.util.Collection<Ip> addresses, String where) {}
+
+  /** Reads one node's interface. */
+  private interface NodeReader {
+    Marked read(Node node) throws NodeNetworkException;
+  }
+
+  /** Every node's interface through {@code reader}; a node that cannot be read is unknown, never a reason to stop. */
+  private static CloudFacts readNodes(KubernetesClient client, String cloud, NodeReader reader) {
     List<Node> all = client.nodes().list().getItems();
     List<Attachment> attachments = new ArrayList<>();
     Set<String> described = new TreeSet<>();
@@ -189,14 +181,12 @@ public final class CloudFacts {
       String name = n.getMetadata().getName();
       byName.put(name, n);
       try {
-        NodeAttachment a = selection.network().describe(new NodeRef(name, EgressFacts.providerId(n),
-            EgressFacts.labels(n), List.copyOf(EgressFacts.ownAddresses(n, null))));
+        Marked marked = reader.read(n);
         described.add(name);
-        for (Ip ip : new TreeSet<>(a.marked())) {
-          Attachment at = new Attachment(Resource.ip(ip.toString()), name, "interface " + a.interfaceId()
-              + " of node " + name);
-          attachments.add(at);
-          byAttachment.put(at, n);
+        for (Ip ip : new TreeSet<>(marked.addresses())) {
+          Attachment a = new Attachment(Resource.ip(ip.toString()), name, marked.where());
+          attachments.add(a);
+          byAttachment.put(a, n);
         }
       } catch (NodeNetworkException e) {
         unknown.put(name, e.getMessage());
@@ -205,8 +195,8 @@ public final class CloudFacts {
       }
     }
     Map<Placement, HasMetadata> placers = placements(client);
-    String note = platform.type() + " (" + selection.provider() + "): read " + described.size() + " of " + all.size()
-        + " nodes' interfaces, " + attachments.size() + " addresses attached by the egress operator";
+    String note = cloud + ": read " + described.size() + " of " + all.size() + " nodes' interfaces, "
+        + attachments.size() + " addresses attached by the egress operator";
     return new CloudFacts(CloudView.of(attachments, List.copyOf(placers.keySet()), described, unknown), note,
         byAttachment, placers, byName);
   }
