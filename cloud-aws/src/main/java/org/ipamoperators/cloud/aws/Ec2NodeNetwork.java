@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -466,12 +467,28 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     });
     done.addAll(run(target, v6Ready, pending, changes, results, () -> ec2.assignIpv6Addresses(r -> r
         .networkInterfaceId(target.eniId()).ipv6Addresses(strings(v6Ready))), "AssignIpv6Addresses"));
-    target.secondaries().addAll(done);
     List<Ip> untag = new ArrayList<>(toTag);
     untag.removeAll(done);
     if (!untag.isEmpty()) {
-      disownQuietly(target, untag); // what was not assigned is not ours
+      // An assign whose answer was lost (a reset, a timeout after EC2 did the work) may have placed its addresses:
+      // what the ENI holds now stays listed and counts as done. What it does not hold is not ours; if the ENI
+      // cannot be read, the listing stays (a listed address that is not there grants nothing, an address there
+      // but unlisted would belong to nobody).
+      Set<Ip> held = heldNow(target);
+      for (Ip ip : List.copyOf(untag)) {
+        if (held == null || held.contains(ip)) {
+          untag.remove(ip);
+        }
+        if (held != null && held.contains(ip)) {
+          done.add(ip);
+          results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip)));
+        }
+      }
+      if (!untag.isEmpty()) {
+        disownQuietly(target, untag); // what was not assigned is not ours
+      }
     }
+    target.secondaries().addAll(done);
     // The old ENIs of moved addresses let go and lose their tags (a stale tag alone grants nothing).
     Map<String, List<Ip>> movedV4 = new LinkedHashMap<>();
     movedFrom.forEach((eni, ips) -> {
@@ -496,6 +513,26 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
         }
       }
     });
+  }
+
+  /** The secondary addresses (IPv4 and IPv6) the ENI holds now, or null when it cannot be read. */
+  private Set<Ip> heldNow(NodeEni target) {
+    try {
+      NetworkInterface eni = Ec2CallFailed.call("DescribeNetworkInterfaces",
+          () -> ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(target.eniId()))).networkInterfaces()
+          .stream().findFirst().orElse(null);
+      if (eni == null) {
+        return null;
+      }
+      Set<Ip> held = new HashSet<>();
+      eni.privateIpAddresses().forEach(a -> held.add(Ip.parse(a.privateIpAddress())));
+      eni.ipv6Addresses().forEach(a -> held.add(Ip.parse(a.ipv6Address())));
+      return held;
+    } catch (Ec2CallFailed f) {
+      LOG.info("could not read {} after a failed assign: {} ({}); its ownership tags stay", target.where(),
+          f.getMessage(), f.code);
+      return null;
+    }
   }
 
   /** One assign call for a group; the addresses it placed, results filled either way. */

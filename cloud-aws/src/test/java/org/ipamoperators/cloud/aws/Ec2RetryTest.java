@@ -75,6 +75,25 @@ class Ec2RetryTest {
   }
 
   @Test
+  void anAssignWhoseAnswerWasLostKeepsItsAddressListedAsOurs() throws Exception {
+    // EC2 assigns the address, the answer is lost, the SDK's retries are reset before they reach EC2: the call
+    // failed for the SDK, yet the address is on the ENI. It must stay listed in the ownership tags (unlisted, it
+    // would belong to nobody) and count as attached.
+    Ec2NodeNetwork network = network(3);
+    String eni1 = world.primaryEni(i1.instanceId());
+    proxy.inject("AssignPrivateIpAddresses", null, FaultProxy.Fault.LOST_ANSWER, 1)
+        .inject("AssignPrivateIpAddresses", null, FaultProxy.Fault.RESET, 2);
+    network.describe(Ec2World.node("w1", i1, "m5.large"));
+
+    List<AddressChangeResult> r = network.apply(List.of(AddressChange.attach(Ip.parse("10.0.1.20"), "w1")));
+
+    assertThat(proxy.allFaultsUsed()).isTrue();
+    assertThat(world.secondaries(eni1)).containsExactly("10.0.1.20");
+    assertThat(r).allMatch(AddressChangeResult::succeeded);
+    assertThat(network.describe(Ec2World.node("w1", i1, "m5.large")).marked()).containsExactly(Ip.parse("10.0.1.20"));
+  }
+
+  @Test
   void aNodeThrottledPastTheBudgetFailsAloneAndTheNextPassFinishesTheWork() throws Exception {
     Ec2NodeNetwork network = network(3);
     String eni1 = world.primaryEni(i1.instanceId());
