@@ -117,7 +117,7 @@ class CloudAuditAzureIT {
         CloudNodeNetworks.clusterSecrets(client, settings))) {
       cloud = CloudFacts.read(client, networks, azure);
     }
-    assertThat(cloud.note()).startsWith("Azure (azure): read ");
+    assertThat(cloud.note()).startsWith("Azure: read ");
     assertThat(cloud.view().attachments().stream().filter(x -> x.node().equals(a)).map(x -> x.resource().value()))
         .as("what a's NIC holds under our name only").containsExactlyInAnyOrder("203.0.113.20", "203.0.113.21",
             "203.0.113.23");

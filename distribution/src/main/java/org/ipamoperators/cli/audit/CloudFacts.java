@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.ipamoperators.cloud.aws.Ec2EgressInterfaces;
 import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.audit.Attachment;
@@ -36,8 +35,8 @@ import org.ipamoperators.egressip.network.Platform;
  * addresses marked as attached by the egress operator, and, from the HostSubnets, the node the
  * cluster network routes each address through. The cloud is found and configured as the egress
  * controller finds it ({@link Platform#detect}, the same settings, environment variables and
- * credentials Secret). EC2 is read by {@link Ec2EgressInterfaces}; any other cloud (Azure) through its
- * NodeNetwork's {@code describe}, which reports the addresses the egress operator marked as its own. Where the
+ * credentials Secret), through the cloud's NodeNetwork: its {@code describe} reports the addresses the egress
+ * operator marked as its own (ENI ownership tags, Azure's {@code ipam-egress-} ip configurations). Where the
  * platform needs no cloud API there is nothing to read: the view is {@link CloudView#NONE} and {@link #note}
  * says why.
  */
@@ -120,32 +119,19 @@ public final class CloudFacts {
    */
   public static CloudFacts read(KubernetesClient client, CloudSettings settings, String platformOverride) {
     Platform platform = Platform.detect(client, platformOverride);
-    String provider = settings.provider() != null ? settings.provider()
-        : platform.type() != null && platform.type().equalsIgnoreCase("AWS") ? Ec2NodeNetworkProvider.NAME : null;
     if (!platform.needsCloudApi() && settings.provider() == null) {
       return new CloudFacts("platform " + platform.type() + " attaches egress addresses through the"
           + " cluster network alone: no cloud interface to read");
     }
-    if (!Ec2NodeNetworkProvider.NAME.equals(provider)) {
-      // Any other cloud (Azure) through its NodeNetwork, as the egress controller reads it.
-      try (CloudNodeNetworks networks = new CloudNodeNetworks(client, settings)) {
-        return read(client, networks, platform);
-      }
-    }
-    org.ipamoperators.cloud.aws.AwsSettings awsSettings = awsSettings(client, settings, platform);
-    try (Ec2EgressInterfaces interfaces = Ec2EgressInterfaces.create(awsSettings)) {
-      return readNodes(client, "AWS", n -> {
-        Ec2EgressInterfaces.NodeInterface i = interfaces.read(n.getMetadata().getName(), EgressFacts.providerId(n));
-        return new Marked(i.owned(), "ENI " + i.eniId() + " of node " + n.getMetadata().getName() + " ("
-            + i.instanceId() + ")");
-      });
+    // Every cloud through its NodeNetwork, as the egress controller reads it: describe reports what it marked.
+    try (CloudNodeNetworks networks = new CloudNodeNetworks(client, settings)) {
+      return read(client, networks, platform);
     }
   }
 
   /**
    * Reads each node's interface through the cloud's {@link org.ipamoperators.core.spi.NodeNetwork} (what
-   * {@code describe} reports as marked by the egress operator), for a cloud other than EC2 (which has a reader of
-   * its own) and for tests that bring their own network.
+   * {@code describe} reports as marked by the egress operator); tests may bring their own network.
    *
    * @throws CloudUnreadable when no network serves the platform (no provider, incomplete settings)
    */
@@ -154,10 +140,11 @@ public final class CloudFacts {
     if (selection.problem() != null) {
       throw new CloudUnreadable(selection.problem(), null);
     }
-    return readNodes(client, platform.type() + " (" + selection.provider() + ")", n -> {
+    return readNodes(client, platform.type(), n -> {
       NodeAttachment a = selection.network().describe(new NodeRef(n.getMetadata().getName(),
           EgressFacts.providerId(n), EgressFacts.labels(n), List.copyOf(EgressFacts.ownAddresses(n, null))));
-      return new Marked(a.marked(), "interface " + a.interfaceId() + " of node " + n.getMetadata().getName());
+      String kind = Ec2NodeNetworkProvider.NAME.equals(selection.provider()) ? "ENI " : "interface ";
+      return new Marked(a.marked(), kind + a.interfaceId() + " of node " + n.getMetadata().getName());
     });
   }
 
