@@ -1,7 +1,9 @@
 package org.ipamoperators.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
 import java.net.ConnectException;
+import java.net.NoRouteToHostException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.net.http.HttpTimeoutException;
@@ -27,17 +29,30 @@ final class StartFailure extends Exception {
     this.exitCode = exitCode;
   }
 
-  /** Whether the API server refused for a moment (throttled, overloaded, failing): worth another try. */
+  /**
+   * Whether the API server refused for a moment (throttled, overloaded, failing) or a connection
+   * broke mid-answer (reset, EOF): worth another try. An address that refuses connections, a host
+   * that does not resolve, a TLS failure or a timeout is taken as wrong input and fails at once.
+   */
   static boolean isTransient(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
+    boolean broken = false;
+    List<Throwable> seen = new ArrayList<>();
+    for (Throwable t = e; t != null && !seen.contains(t) && seen.size() < 32; t = t.getCause()) {
+      seen.add(t);
       if (t instanceof KubernetesClientException k && (k.getCode() == 429 || k.getCode() >= 500)) {
         return true;
       }
-      if (t.getCause() == t) {
-        break;
+      if (wrongAddress(t)) {
+        return false; // anywhere in the chain: a refused connect is often wrapped in a plain IOException
       }
+      broken |= t instanceof IOException;
     }
-    return false;
+    return broken;
+  }
+
+  private static boolean wrongAddress(Throwable t) {
+    return t instanceof ConnectException || t instanceof NoRouteToHostException || t instanceof UnknownHostException
+        || t instanceof SSLException || t instanceof HttpTimeoutException || t instanceof SocketTimeoutException;
   }
 
   int exitCode() {
