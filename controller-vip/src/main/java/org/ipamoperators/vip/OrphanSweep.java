@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Releases the claims of Services that no longer exist, which the delete events did not release:
  * Services deleted while no operator ran (or while this one was not the leader), a delete event
- * lost with a crash. Runs on the leader only (started by the first reconcile, which only the leader
- * gets), once at start and then every {@link #interval()} ({@code IPAM_VIP_SWEEP_INTERVAL} or
+ * lost with a crash. Runs on the leader only (started when the replica takes the lead, or by the first
+ * reconcile, which only the leader gets: none comes when every Service is gone), once at start and then every {@link #interval()} ({@code IPAM_VIP_SWEEP_INTERVAL} or
  * {@code ipam.vip.sweepInterval}: an ISO-8601 duration such as {@code PT5M}, or seconds; 5
  * minutes by default).
  *
@@ -97,7 +97,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     return d;
   }
 
-  /** Starts sweeping (now, then every interval), once; called from reconciles, which run on the leader only. */
+  /** Starts sweeping (now, then every interval), once; called on the leader only. */
   void startOnce() {
     if (!started.compareAndSet(false, true)) {
       return;

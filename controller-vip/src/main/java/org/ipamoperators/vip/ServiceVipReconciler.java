@@ -124,7 +124,10 @@ public class ServiceVipReconciler implements Reconciler<Service> {
         (ip, m) -> shared.leave(ip, m.service(), m.uid()), this::awaitIndex);
   }
 
-  /** Starts the orphan sweep (from the first reconcile of any VIP controller: the leader's). */
+  /**
+   * Starts the orphan sweep: when this replica takes the lead (see {@link VipControllers#register}),
+   * and from the first reconcile of any VIP controller (the leader's), for embedders that have no hook.
+   */
   void leading() {
     sweep.startOnce();
   }

@@ -13,14 +13,15 @@ public final class VipControllers {
   /**
    * Adopts the old operator's IP objects into the ledger first (so no Service changes address),
    * then registers the Service and IPGroup controllers and starts the legacy VirtualIP migration
-   * when that kind is installed.
+   * when that kind is installed. Returns what to run once this replica leads: the orphan sweep's start
+   * (the first reconcile starts it too, but none comes when every Service and IPGroup is gone).
    */
-  public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    register(operator, client, registry, java.util.Set.of());
+  public static Runnable register(Operator operator, KubernetesClient client, MeterRegistry registry) {
+    return register(operator, client, registry, java.util.Set.of());
   }
 
   /** The same, serving only the Services of {@code namespaces} (all namespaces when empty). */
-  public static void register(Operator operator, KubernetesClient client, MeterRegistry registry,
+  public static Runnable register(Operator operator, KubernetesClient client, MeterRegistry registry,
       java.util.Set<String> namespaces) {
     LegacyAdoption.adopt(client);
     VipMetrics metrics = new VipMetrics(registry);
@@ -33,5 +34,6 @@ public final class VipControllers {
     // Its reconciles run on the leader only, like the Services': the first one starts the orphan sweep.
     operator.register(new IPGroupStatusReconciler(metrics, services::leading));
     new VirtualIPMigration(client).start();
+    return services::leading;
   }
 }

@@ -180,6 +180,8 @@ final class OperatorCommand implements Callable<Integer> {
   private final AtomicReference<Integer> exitCode = new AtomicReference<>();
   private final AtomicBoolean leading = new AtomicBoolean();
   private final AtomicBoolean everLed = new AtomicBoolean();
+  /** What the controllers run once this replica leads (at once without leader election). */
+  private final List<Runnable> onLeading = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final AtomicReference<String> currentLeader = new AtomicReference<>();
   private volatile boolean stopping;
   private volatile boolean operatorStarted;
@@ -392,7 +394,7 @@ final class OperatorCommand implements Callable<Integer> {
     Operator op = new Operator(this::configure);
     environmentOptions.apply();
     for (Controller c : selected) {
-      c.registrar().register(op, client, registry, settings);
+      onLeading.add(c.registrar().register(op, client, registry, settings));
     }
     operator = op;
     try {
@@ -402,6 +404,9 @@ final class OperatorCommand implements Callable<Integer> {
       throw new StartFailure(1, "could not start the controllers: " + StartFailure.describe(e), e);
     }
     operatorStarted = true;
+    if (!leaderElection) {
+      runOnLeading();
+    }
     if (audit) {
       java.util.Set<String> audited = new java.util.HashSet<>(names);
       audited.retainAll(org.ipamoperators.cli.audit.ClusterFacts.ALL);
@@ -445,6 +450,17 @@ final class OperatorCommand implements Callable<Integer> {
     everLed.set(true);
     leading.set(true);
     LOG.info("leading: Lease {}/{} held by {}; reconciling", leaseNamespace, leaseName, identity);
+    runOnLeading();
+  }
+
+  private void runOnLeading() {
+    for (Runnable r : onLeading) {
+      try {
+        r.run();
+      } catch (RuntimeException e) {
+        LOG.error("a controller's start on leading failed: {}", StartFailure.describe(e), e);
+      }
+    }
   }
 
   private void onStopLeading() {

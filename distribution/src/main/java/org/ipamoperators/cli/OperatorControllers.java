@@ -29,10 +29,16 @@ final class OperatorControllers {
   /** A CRD a controller needs: its name, the generated YAML on the classpath, and its Java type. */
   record RequiredCrd(String name, String resource, Class<? extends HasMetadata> type) {}
 
-  /** Registers one controller's reconcilers on an operator. */
+  /**
+   * Registers one controller's reconcilers on an operator; returns what to run once this replica
+   * leads (at once without leader election): work no reconcile would start, such as a sweep of the
+   * claims of objects deleted while no leader watched.
+   */
   interface Registrar {
-    void register(Operator operator, KubernetesClient client, MeterRegistry registry, Settings settings);
+    Runnable register(Operator operator, KubernetesClient client, MeterRegistry registry, Settings settings);
   }
+
+  private static final Runnable NOTHING_ON_LEADING = () -> { };
 
   /** The controllers' settings from {@code ipam operator}'s options; {@code eip} is null unless eip runs. */
   record Settings(KeepalivedSettings keepalived, EipSettings eip) {
@@ -64,17 +70,25 @@ final class OperatorControllers {
   static {
     add(new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
         List.of(IPCLAIMS, IPBLOCKS, EGRESSIPAMS),
-        (op, client, registry, settings) -> EgressIPControllers.register(op, client, registry)));
+        (op, client, registry, settings) -> {
+          EgressIPControllers.register(op, client, registry);
+          return NOTHING_ON_LEADING;
+        }));
     add(new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
         List.of(IPCLAIMS, IPGROUPS),
         (op, client, registry, settings) -> VipControllers.register(op, client, registry)));
     add(new Controller("keepalived", "KeepalivedGroup: keepalived DaemonSets that announce Service VIPs over VRRP",
         List.of(IDCLAIMS, KEEPALIVEDGROUPS),
-        (op, client, registry, settings) -> KeepalivedControllers.register(op, client, registry,
-            settings.keepalived())));
+        (op, client, registry, settings) -> {
+          KeepalivedControllers.register(op, client, registry, settings.keepalived());
+          return NOTHING_ON_LEADING;
+        }));
     add(new Controller("eip", "Eip: AWS Elastic IPs for pods and nodes (k8s-eip-operator's API)",
         List.of(IPCLAIMS, EIPS),
-        (op, client, registry, settings) -> EipControllers.register(op, client, registry, settings.eip())));
+        (op, client, registry, settings) -> {
+          EipControllers.register(op, client, registry, settings.eip());
+          return NOTHING_ON_LEADING;
+        }));
   }
 
   private OperatorControllers() {

@@ -14,9 +14,16 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import org.ipamoperators.controller.common.ledger.ClaimNames;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.controller.common.ledger.IPClaimSpec;
+import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.ipamoperators.vip.api.IPGroup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
-    "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
+    "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml", "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
 class LeaderElectionIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final Duration LEASE = Duration.ofSeconds(4);
@@ -48,10 +55,12 @@ class LeaderElectionIT {
     }
   }
 
-  private OperatorRun replica(Path kubeconfig, String ns, int port, String identity) {
-    OperatorRun r = OperatorRun.start(OperatorRun.args(kubeconfig, port, ns, "--lease-name", "the-lease",
+  private OperatorRun replica(Path kubeconfig, String ns, int port, String identity, String... more) {
+    List<String> args = OperatorRun.args(kubeconfig, port, ns, "--lease-name", "the-lease",
         "--leader-identity", identity, "--lease-duration", LEASE.toSeconds() + "s", "--renew-deadline", "3s",
-        "--retry-period", "500ms").toArray(String[]::new));
+        "--retry-period", "500ms");
+    args.addAll(List.of(more));
+    OperatorRun r = OperatorRun.start(args.toArray(String[]::new));
     runs.add(r);
     return r;
   }
@@ -127,6 +136,43 @@ class LeaderElectionIT {
     EgressFixtures.egressIpam(client, "after-failover", "203.0.113.0/29", "egress-zone", "a");
     await().atMost(WAIT).untilAsserted(() -> assertThat(OperatorRun.get(portB, "/metrics").body())
         .contains("egressip_cidr_capacity{cidr=\"203.0.113.0/29\",egressipam=\"after-failover\"}"));
+  }
+
+  /**
+   * Services deleted while no replica led (their delete events never reached a leader) leave claims
+   * behind. With every Service and IPGroup gone no reconcile comes to start the orphan sweep: taking
+   * the lead starts it.
+   */
+  @Test
+  void aNewLeaderReleasesTheClaimsOfServicesDeletedBeforeItLedEvenWithNoServiceLeft(KubeApiServer server,
+      KubernetesClient client, @TempDir Path dir) throws Exception {
+    Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
+    String ns = client.getNamespace();
+    List<String> gone = List.of("198.51.100.10", "198.51.100.11", "2001:db8::10");
+    for (int i = 0; i < gone.size(); i++) {
+      claim(client, gone.get(i), new ClaimOwner("vip", "Service", ns, "deleted-" + i,
+          java.util.UUID.randomUUID().toString()));
+    }
+    String notVips = "198.51.100.20";
+    claim(client, notVips, new ClaimOwner("egressip", "Namespace", null, ns, null));
+    assertThat(client.resources(IPGroup.class).inAnyNamespace().list().getItems()).isEmpty();
+    assertThat(client.services().inNamespace(ns).list().getItems()).isEmpty();
+
+    int port = LoopbackPorts.freePort();
+    OperatorRun a = replica(kubeconfig, ns, port, "replica-a", "--controllers", "vip");
+    await().atMost(WAIT).until(a.command::isLeader);
+
+    await().atMost(WAIT).failFast(a::assertRunning).untilAsserted(() -> assertThat(claimedAddresses(client))
+        .as("the claims of the deleted Services are released").doesNotContainAnyElementsOf(gone));
+    assertThat(claimedAddresses(client)).as("another controller's claim stays").contains(notVips);
+  }
+
+  private static void claim(KubernetesClient client, String ip, ClaimOwner owner) {
+    client.resource(IPClaim.of(ClaimNames.of(Ip.parse(ip)), new IPClaimSpec(ip, "test", owner), Map.of())).create();
+  }
+
+  private static List<String> claimedAddresses(KubernetesClient client) {
+    return client.resources(IPClaim.class).list().getItems().stream().map(c -> c.getSpec().address()).toList();
   }
 
   @Test
