@@ -34,7 +34,8 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
  * silences every watch, so its caches hold what its first list saw: six Eips associated with six pods. The fresh
  * leader serves a burst, and two of those six Eips are deleted and created again under the same names (new UIDs,
  * new addresses). The fresh leader is SIGKILLed; the stale replica leads while Eips are created and deleted, all
- * unseen by it; then its watches come back. At no snapshot may two Eips show one address, nor an Eip (name and
+ * unseen by it; then its watches come back. Which Eips are made again or deleted, how many the bursts hold and how
+ * long the stale leader runs blind are drawn from a seed ({@code -Dipam.reliability.seed} replays one; printed). At no snapshot may two Eips show one address, nor an Eip (name and
  * UID) show another address than the first it showed; in the end every Eip has exactly the one address EC2 tags
  * with its UID, the Eips with a pod have it on the pod's IP, no private IP holds two addresses, no address of a
  * deleted Eip is left, and deleting every Eip releases every address.
@@ -51,6 +52,7 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
 @EnabledIfSystemProperty(named = "ipam.reliability.long", matches = "true")
 class EipStaleCacheIT {
   private static final String CLUSTER = "stale-cache";
+  private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
   private final List<Process> processes = new ArrayList<>();
 
   @AfterEach
@@ -62,6 +64,17 @@ class EipStaleCacheIT {
   void aStaleReplicaLeadsWithoutASecondAddressOrALeak(KubeApiServer server, KubernetesClient client, MotoServer moto,
       Ec2Client ec2, @TempDir Path dir) throws Exception {
     String ns = client.getNamespace();
+    java.util.Random random = new java.util.Random(SEED);
+    List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4, 5));
+    java.util.Collections.shuffle(order, random);
+    List<Integer> remade = order.subList(0, 2); // deleted and made again while the stale replica does not watch
+    int deletedWhileStaleLeads = order.get(2 + random.nextInt(4)); // one of the six, never made again
+    int bursts = 6 + random.nextInt(5);
+    int deletedBursts = 2 + random.nextInt(bursts - 3);
+    int newWhileStale = 3 + random.nextInt(5);
+    long blindMillis = 5_000 + random.nextInt(10_001);
+    System.out.printf("[stale-cache] eip seed %d: remade a-%s, a-%d deleted, %d b (%d deleted), %d c, blind %d ms%n",
+        SEED, remade, deletedWhileStaleLeads, bursts, deletedBursts, newWhileStale, blindMillis);
     EipFaultWorld world = new EipFaultWorld(client, ec2, CLUSTER, 62);
     Map<String, String> podIps = world.nodeWithPods("sc-n0", 6);
     List<String> pods = new ArrayList<>(podIps.keySet());
@@ -83,10 +96,10 @@ class EipStaleCacheIT {
           .until(() -> log(dir, "stale").contains("caches synced"));
 
       // Unseen by the stale replica, served by the fresh leader: a burst, and a-0, a-1 deleted and made again.
-      for (int i = 0; i < 8; i++) {
+      for (int i = 0; i < bursts; i++) {
         create(client, "b-" + i, "sc-nopod-b-" + i);
       }
-      for (int i = 0; i < 2; i++) {
+      for (int i : remade) {
         String name = "a-" + i;
         client.resources(Eip.class).withName(name).delete();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
@@ -94,26 +107,26 @@ class EipStaleCacheIT {
         create(client, name, pods.get(i));
       }
       await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500))
-          .until(() -> EipFaultWorld.shown(client).size() == 14 && associated(client) == 6);
+          .until(() -> EipFaultWorld.shown(client).size() == 6 + bursts && associated(client) == 6);
 
       fresh.destroyForcibly(); // SIGKILL: the stale replica takes the Lease when it expires
       assertThat(fresh.waitFor(30, TimeUnit.SECONDS)).isTrue();
       awaitLeader(client, "stale");
       // Unseen by the stale leader: new Eips, deleted ones (their finalizer waits for it).
-      for (int i = 0; i < 6; i++) {
+      for (int i = 0; i < newWhileStale; i++) {
         create(client, "c-" + i, "sc-nopod-c-" + i);
       }
-      for (int i = 0; i < 4; i++) {
+      for (int i = 0; i < deletedBursts; i++) {
         client.resources(Eip.class).withName("b-" + i).delete();
       }
-      client.resources(Eip.class).withName("a-2").delete();
-      Thread.sleep(10_000); // the stale leader runs on what it last heard (its own writes, periodic passes)
+      client.resources(Eip.class).withName("a-" + deletedWhileStaleLeads).delete();
+      Thread.sleep(blindMillis); // the stale leader runs on what it last heard (its own writes, periodic passes)
       proxy.silenceWatches(false);
 
       Instant healed = Instant.now();
-      int live = 6 - 1 + 8 - 4 + 6;
+      int live = 6 - 1 + bursts - deletedBursts + newWhileStale;
       Map<String, String> servedPods = new HashMap<>(podIps);
-      servedPods.remove(pods.get(2));
+      servedPods.remove(pods.get(deletedWhileStaleLeads));
       List<String> problems = new ArrayList<>();
       try {
         await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).failFast(() -> !stale.isAlive())
@@ -134,8 +147,8 @@ class EipStaleCacheIT {
           .filter(e -> "DuplicateAddressReleased".equals(e.getReason()))
           .mapToLong(e -> e.getCount() == null ? 1 : e.getCount()).sum();
       long swept = log(dir, "stale").lines().filter(l -> l.contains("orphan sweep: released")).count();
-      String summary = String.format("converged %d ms after the watches came back, %d Eips, %d addresses, "
-          + "%d duplicates released, %d orphans swept, %d snapshots", converged.toMillis(), live,
+      String summary = String.format("seed %d, converged %d ms after the watches came back, %d Eips, %d addresses, "
+          + "%d duplicates released, %d orphans swept, %d snapshots", SEED, converged.toMillis(), live,
           world.addresses().size(), repaired, swept, watcher.taken());
       System.out.println("[stale-cache] eip " + summary);
       assertThat(snapshots.duplicates()).as(summary).isEmpty();
