@@ -689,7 +689,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     failures.addAll(switch (network) {
       case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject, writers)
           .apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
+      case OVN_KUBERNETES -> new OvnWriter(client, OvnWriter.listing(client), writers).apply(write, allNodes);
       case NONE -> List.<String>of();
     });
     if (cloudWithoutModule) {
@@ -1011,7 +1011,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, this::hostSubnetView, this::wroteNetworkObject,
           writers)
           .apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
+      case OVN_KUBERNETES -> new OvnWriter(client, OvnWriter.listing(client), writers).apply(write, allNodes);
       case NONE -> List.<String>of();
     });
     // The cloud: every held address still on a node's interface is detached; a claim whose detach

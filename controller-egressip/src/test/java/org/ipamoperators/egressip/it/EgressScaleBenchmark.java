@@ -207,6 +207,10 @@ class EgressScaleBenchmark {
       Files.readAllLines(dir.resolve("operator.log")).stream().filter(l -> l.startsWith("PASSES"))
           .forEach(l -> System.out.println("  " + l));
       cluster.close();
+      if (OVN) {
+        // put back what the class declares: the extension cleans up its kinds after the test
+        ThirdPartyCrd.install(client, ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE);
+      }
     }
   }
 
