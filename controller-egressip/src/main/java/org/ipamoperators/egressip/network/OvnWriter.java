@@ -147,7 +147,17 @@ public final class OvnWriter {
           if (ex.getCode() != 409) {
             throw ex;
           }
-          failures.add("EgressIP " + name + " exists and is not managed by EgressIPAM " + ipam);
+          // The view had not seen it: one we created in an earlier pass (a cache lags), or someone else's.
+          GenericKubernetesResource existing = egressIps.withName(name).get();
+          if (existing == null || !ipam.equals(ipamOf(existing))) {
+            failures.add(existing == null ? "EgressIP " + name + ": " + ex.getMessage()
+                : "EgressIP " + name + " exists and is not managed by EgressIPAM " + ipam);
+          } else if (Objects.equals(spec(existing).get("egressIPs"), spec(desired).get("egressIPs"))) {
+            view.wrote(existing);
+          } else {
+            desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+            view.wrote(egressIps.resource(desired).update());
+          }
         }
       } else {
         desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
@@ -195,6 +205,38 @@ public final class OvnWriter {
     } catch (KubernetesClientException ex) {
       failures.add("Node " + n.getMetadata().getName() + ": " + ex.getMessage());
     }
+  }
+
+  /** The EgressIPAM an EgressIP is labelled with (null: none). */
+  public static String ipamOf(GenericKubernetesResource e) {
+    Map<String, String> labels = e.getMetadata().getLabels();
+    return labels == null ? null : labels.get(EgressAnnotations.MANAGED_BY);
+  }
+
+  /**
+   * What this writer reads of an EgressIP, and only that, as an informer keeps it: name, resourceVersion,
+   * our label, {@code spec.egressIPs} (not OVN's status, which changes with every failover). Nothing
+   * trimmed is written back: an update is built from the decision, carrying only the resourceVersion.
+   */
+  public static GenericKubernetesResource trimmed(GenericKubernetesResource e) {
+    GenericKubernetesResource out = new GenericKubernetesResource();
+    out.setApiVersion(e.getApiVersion());
+    out.setKind(e.getKind());
+    io.fabric8.kubernetes.api.model.ObjectMeta meta = new io.fabric8.kubernetes.api.model.ObjectMeta();
+    meta.setName(e.getMetadata().getName());
+    meta.setResourceVersion(e.getMetadata().getResourceVersion());
+    String ipam = ipamOf(e);
+    meta.setLabels(ipam == null ? null : Map.of(EgressAnnotations.MANAGED_BY, ipam));
+    out.setMetadata(meta);
+    Object ips = spec(e).get("egressIPs");
+    out.setAdditionalProperty("spec", ips == null ? Map.of() : Map.of("egressIPs", ips));
+    return out;
+  }
+
+  /** Whether an update changes what this writer reads (OVN's status updates do not). */
+  public static boolean changed(GenericKubernetesResource now, GenericKubernetesResource before) {
+    return !Objects.equals(ipamOf(now), ipamOf(before))
+        || !Objects.equals(spec(now).get("egressIPs"), spec(before).get("egressIPs"));
   }
 
   @SuppressWarnings("unchecked")

@@ -248,4 +248,68 @@ class OvnEgressIT {
       egressIps.withLabel(EgressAnnotations.MANAGED_BY, ipam).delete();
     }
   }
+
+  @Test
+  void aCreateAnsweredConflictOnOurOwnEgressIpIsNotForeign() {
+    // A view (an informer) that has not seen our own EgressIPs yet: the creates meet a 409, the writer reads
+    // the object again and, being ours, brings it to the decision (or leaves it) instead of calling it foreign.
+    String ipam = cluster.n("lag");
+    var egressIps = client.genericKubernetesResources(EGRESS_IP);
+    String behind = cluster.n("behind"); // ours, an older decision
+    String same = cluster.n("same"); // ours, already as decided
+    String foreign = cluster.n("foreign"); // someone else's
+    egressIps.resource(ours(ipam, behind, "192.0.2.9")).create();
+    egressIps.resource(ours(ipam, same, "192.0.2.2")).create();
+    GenericKubernetesResource other = ours(ipam, foreign, "198.51.100.7");
+    other.getMetadata().setLabels(Map.of("team", "x"));
+    egressIps.resource(other).create();
+    try {
+      NetworkWrite write = new NetworkWrite(ipam, List.of(IpRange.parse("192.0.2.0/24")),
+          new TreeMap<>(Map.of(behind, List.of(Ip.parse("192.0.2.1")), same, List.of(Ip.parse("192.0.2.2")),
+              foreign, List.of(Ip.parse("192.0.2.3")))), Set.of(), Map.of(), Map.of(), Set.of());
+      List<String> told = Collections.synchronizedList(new ArrayList<>());
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      try {
+        List<String> failures = new OvnWriter(client, new OvnWriter.View() {
+          @Override
+          public Collection<GenericKubernetesResource> mine(String name) {
+            return List.of();
+          }
+
+          @Override
+          public void wrote(GenericKubernetesResource written) {
+            told.add(written.getMetadata().getName());
+          }
+        }, pool).apply(write, List.of());
+        assertThat(failures).containsExactly(
+            "EgressIP egressipam-" + foreign + " exists and is not managed by EgressIPAM " + ipam);
+      } finally {
+        pool.shutdown();
+      }
+      assertThat(shown(ipam)).isEqualTo(Map.of(behind, List.of("192.0.2.1"), same, List.of("192.0.2.2")));
+      assertThat(told).as("the view is told of both, so the next pass does not create them again")
+          .containsExactlyInAnyOrder("egressipam-" + behind, "egressipam-" + same);
+    } finally {
+      egressIps.withLabel(EgressAnnotations.MANAGED_BY, ipam).delete();
+      egressIps.withName("egressipam-" + foreign).delete();
+    }
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void aHandEditOfOurEgressIpIsRepairedAtOnce() {
+    // The controller watches its EgressIPs: an edit starts a pass (no wait for the 5-minute resync).
+    String ipam = cluster.n("edit");
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.ipam(ipam, "zone", null, null, null, cidr("192.0.2.0/24", "a"));
+    cluster.namespace("web", ipam, null);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(shown(ipam))
+        .containsEntry(cluster.n("web"), List.of("192.0.2.1")));
+    client.genericKubernetesResources(EGRESS_IP).withName("egressipam-" + cluster.n("web")).edit(x -> {
+      ((Map<String, Object>) x.getAdditionalProperties().get("spec")).put("egressIPs", List.of("192.0.2.77"));
+      return x;
+    });
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(shown(ipam))
+        .containsEntry(cluster.n("web"), List.of("192.0.2.1")));
+  }
 }
