@@ -321,8 +321,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       LOG.warn("cannot tell whether OpenShift SDN's APIs are served; its objects are read from the API server: {}",
           e.getMessage());
     }
-    // OVN-Kubernetes: our EgressIPs (labelled with their IPAM), not listed on every pass; OVN's status
-    // updates start no pass. Served later than our start: listed per pass, as before.
+    // OVN-Kubernetes: our EgressIPs (labelled with their IPAM), not listed on every pass; neither OVN's
+    // status updates nor our own writes coming back start a pass. Served later than our start: listed
+    // per pass, as before.
     try {
       if (client.supports("k8s.ovn.org/v1", "EgressIP")) {
         egressIps = new InformerEventSource<>(InformerEventSourceConfiguration
@@ -331,7 +332,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             .withItemStore(new TransformingItemStore<>(OvnWriter::trimmed))
             .withSecondaryToPrimaryMapper(e -> OvnWriter.ipamOf(e) == null ? Set.of()
                 : Set.of(new ResourceID(OvnWriter.ipamOf(e))))
-            .withOnUpdateFilter(OvnWriter::changed)
+            .withOnAddFilter(e -> !ownEgressIpWrite(e))
+            .withOnUpdateFilter((now, before) -> OvnWriter.changed(now, before) && !ownEgressIpWrite(now))
             .build(), context);
         egressIps.addIndexers(Map.of(BY_IPAM, e -> OvnWriter.ipamOf(e) == null ? List.of()
             : List.of(OvnWriter.ipamOf(e))));
@@ -419,6 +421,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         egressIpsWritten.deleted(name, resourceVersion);
       }
     };
+  }
+
+  /** An EgressIP exactly as our last write of it left it: the pass that wrote it has planned it already. */
+  private boolean ownEgressIpWrite(GenericKubernetesResource e) {
+    GenericKubernetesResource written = egressIpsWritten.view(e.getMetadata().getName(), null);
+    return written != null
+        && Objects.equals(written.getMetadata().getResourceVersion(), e.getMetadata().getResourceVersion());
   }
 
   private void wroteNetworkObject(HasMetadata o) {
