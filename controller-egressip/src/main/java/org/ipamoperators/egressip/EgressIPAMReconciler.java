@@ -1,5 +1,6 @@
 package org.ipamoperators.egressip;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
@@ -20,6 +21,7 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.GroupVersionKind;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
@@ -160,6 +162,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final RecentWrites<IPBlock> blocksWritten = new RecentWrites<>(Trimmed::block);
   private final RecentWrites<HostSubnet> hostSubnetsWritten = new RecentWrites<>(Trimmed::hostSubnet);
   private final RecentWrites<NetNamespace> netNamespacesWritten = new RecentWrites<>(Trimmed::netNamespace);
+  private final RecentWrites<GenericKubernetesResource> egressIpsWritten = new RecentWrites<>(OvnWriter::trimmed);
   private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
   private final Map<String, ParsedBlock> parsedBlocks = new ConcurrentHashMap<>();
   private final Map<String, ParsedSubnet> parsedSubnets = new ConcurrentHashMap<>();
@@ -170,6 +173,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private InformerEventSource<IPBlock, EgressIPAM> blocks;
   private InformerEventSource<HostSubnet, EgressIPAM> hostSubnets;
   private InformerEventSource<NetNamespace, EgressIPAM> netNamespaces;
+  private InformerEventSource<GenericKubernetesResource, EgressIPAM> egressIps;
 
   /** A claim parsed once per resourceVersion; {@code fact} null when its address does not parse. */
   private record ParsedClaim(String version, ClaimFact fact) {}
@@ -317,6 +321,28 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       LOG.warn("cannot tell whether OpenShift SDN's APIs are served; its objects are read from the API server: {}",
           e.getMessage());
     }
+    // OVN-Kubernetes: our EgressIPs (labelled with their IPAM), not listed on every pass; neither OVN's
+    // status updates nor our own writes coming back start a pass. Served later than our start: listed
+    // per pass, as before.
+    try {
+      if (client.supports("k8s.ovn.org/v1", "EgressIP")) {
+        egressIps = new InformerEventSource<>(InformerEventSourceConfiguration
+            .from(new GroupVersionKind("k8s.ovn.org", "v1", "EgressIP"), EgressIPAM.class)
+            .withLabelSelector(EgressAnnotations.MANAGED_BY)
+            .withItemStore(new TransformingItemStore<>(OvnWriter::trimmed))
+            .withSecondaryToPrimaryMapper(e -> OvnWriter.ipamOf(e) == null ? Set.of()
+                : Set.of(new ResourceID(OvnWriter.ipamOf(e))))
+            .withOnAddFilter(e -> !ownEgressIpWrite(e))
+            .withOnUpdateFilter((now, before) -> OvnWriter.changed(now, before) && !ownEgressIpWrite(now))
+            .build(), context);
+        egressIps.addIndexers(Map.of(BY_IPAM, e -> OvnWriter.ipamOf(e) == null ? List.of()
+            : List.of(OvnWriter.ipamOf(e))));
+        sources.add(egressIps);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("cannot tell whether OVN-Kubernetes' EgressIP API is served; EgressIPs are listed per pass: {}",
+          e.getMessage());
+    }
     return sources;
   }
 
@@ -371,6 +397,37 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       return client.resources(NetNamespace.class).withName(name).get();
     }
     return netNamespacesWritten.view(name, netNamespaces.get(new ResourceID(name)).orElse(null));
+  }
+
+  /** This IPAM's EgressIPs: the informer's and our writes it has not shown yet (no informer: listed). */
+  private OvnWriter.View egressIpView() {
+    if (egressIps == null) {
+      return OvnWriter.listing(client);
+    }
+    return new OvnWriter.View() {
+      @Override
+      public Collection<GenericKubernetesResource> mine(String ipam) {
+        return view(egressIps, e -> ipam.equals(OvnWriter.ipamOf(e)), egressIpsWritten,
+            egressIps.byIndex(BY_IPAM, ipam)).values();
+      }
+
+      @Override
+      public void wrote(GenericKubernetesResource written) {
+        egressIpsWritten.wrote(written);
+      }
+
+      @Override
+      public void deleted(String name, String resourceVersion) {
+        egressIpsWritten.deleted(name, resourceVersion);
+      }
+    };
+  }
+
+  /** An EgressIP exactly as our last write of it left it: the pass that wrote it has planned it already. */
+  private boolean ownEgressIpWrite(GenericKubernetesResource e) {
+    GenericKubernetesResource written = egressIpsWritten.view(e.getMetadata().getName(), null);
+    return written != null
+        && Objects.equals(written.getMetadata().getResourceVersion(), e.getMetadata().getResourceVersion());
   }
 
   private void wroteNetworkObject(HasMetadata o) {
@@ -689,7 +746,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     failures.addAll(switch (network) {
       case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject, writers)
           .apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
+      case OVN_KUBERNETES -> new OvnWriter(client, egressIpView(), writers).apply(write, allNodes);
       case NONE -> List.<String>of();
     });
     if (cloudWithoutModule) {
@@ -1011,7 +1068,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, this::hostSubnetView, this::wroteNetworkObject,
           writers)
           .apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client).apply(write, allNodes);
+      case OVN_KUBERNETES -> new OvnWriter(client, egressIpView(), writers).apply(write, allNodes);
       case NONE -> List.<String>of();
     });
     // The cloud: every held address still on a node's interface is detached; a claim whose detach

@@ -7,9 +7,14 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 
@@ -18,6 +23,11 @@ import org.ipamoperators.egressip.api.EgressAnnotations;
  * EgressIP} per served namespace, selecting it by name, and the {@code k8s.ovn.org/egress-assignable}
  * label on the nodes that may host egress IPs. OVN places and fails over the addresses itself. Our
  * objects carry a label naming the IPAM; nothing else is touched.
+ *
+ * <p>The EgressIP creates, updates and deletes go out side by side on the given executor (each object
+ * is written on its own), then the node labels likewise. Every update carries the resourceVersion of
+ * the object it was computed from, so if another writer changed it in between the API server answers
+ * 409: reported as a failure, written again by the next pass from the fresh object.
  */
 public final class OvnWriter {
   static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
@@ -25,10 +35,41 @@ public final class OvnWriter {
       .withNamespaced(false).build();
   private static final String NAME_PREFIX = "egressipam-";
 
-  private final KubernetesClient client;
+  /** Where this IPAM's EgressIPs are read from, and who is told of the writer's writes. */
+  public interface View {
+    /** The EgressIPs labelled as this IPAM's, as last seen. */
+    Collection<GenericKubernetesResource> mine(String ipam);
 
+    /** An EgressIP as the API server returned it after our create or update (from the executor's threads). */
+    default void wrote(GenericKubernetesResource written) {}
+
+    /** An EgressIP we deleted, last seen at {@code resourceVersion} (from the executor's threads). */
+    default void deleted(String name, String resourceVersion) {}
+  }
+
+  private final KubernetesClient client;
+  private final View view;
+  private final Executor executor;
+
+  /** Listing this IPAM's EgressIPs from the API server, writing one object after the other (cleanup, tests). */
   public OvnWriter(KubernetesClient client) {
+    this(client, listing(client), Runnable::run);
+  }
+
+  /**
+   * @param view this IPAM's EgressIPs as last seen
+   * @param executor where the writes run side by side
+   */
+  public OvnWriter(KubernetesClient client, View view, Executor executor) {
     this.client = client;
+    this.view = view;
+    this.executor = executor;
+  }
+
+  /** One listing of the IPAM's objects from the API server per pass (not one GET per namespace). */
+  public static View listing(KubernetesClient client) {
+    return ipam -> client.genericKubernetesResources(EGRESS_IP).withLabel(EgressAnnotations.MANAGED_BY, ipam)
+        .list().getItems();
   }
 
   public static String objectName(String namespace) {
@@ -36,14 +77,13 @@ public final class OvnWriter {
   }
 
   /** Applies the write; {@code nodes}: every node as last seen (the informer's view). */
-  public List<String> apply(NetworkWrite w, java.util.Collection<Node> nodes) {
-    List<String> failures = new ArrayList<>();
-    var egressIps = client.genericKubernetesResources(EGRESS_IP);
-    // One listing of this IPAM's objects per pass, not one GET per namespace.
-    Map<String, GenericKubernetesResource> mine = new java.util.HashMap<>();
-    for (GenericKubernetesResource r : egressIps.withLabel(EgressAnnotations.MANAGED_BY, w.ipam()).list().getItems()) {
+  public List<String> apply(NetworkWrite w, Collection<Node> nodes) {
+    List<String> failures = Collections.synchronizedList(new ArrayList<>());
+    Map<String, GenericKubernetesResource> mine = new HashMap<>();
+    for (GenericKubernetesResource r : view.mine(w.ipam())) {
       mine.put(r.getMetadata().getName(), r);
     }
+    List<Runnable> writes = new ArrayList<>();
     for (Map.Entry<String, List<Ip>> e : w.namespaces().entrySet()) {
       String name = objectName(e.getKey());
       List<String> ips = e.getValue().stream().map(Ip::toString).toList();
@@ -57,36 +97,21 @@ public final class OvnWriter {
           .addToAdditionalProperties("spec", Map.of("egressIPs", ips, "namespaceSelector",
               Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", e.getKey()))))
           .build();
-      try {
-        if (current == null) {
-          try {
-            egressIps.resource(desired).create();
-          } catch (KubernetesClientException ex) {
-            if (ex.getCode() != 409) {
-              throw ex;
-            }
-            failures.add("EgressIP " + name + " exists and is not managed by EgressIPAM " + w.ipam());
-          }
-        } else {
-          desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
-          egressIps.resource(desired).update();
-        }
-      } catch (KubernetesClientException ex) {
-        failures.add("EgressIP " + name + ": " + ex.getMessage());
-      }
+      writes.add(() -> write(w.ipam(), current, desired, failures));
     }
     for (GenericKubernetesResource r : mine.values()) {
       String ns = r.getMetadata().getName().substring(NAME_PREFIX.length());
       if (!w.namespaces().containsKey(ns)) {
-        try {
-          egressIps.withName(r.getMetadata().getName()).delete();
-        } catch (KubernetesClientException ex) {
-          failures.add("EgressIP " + r.getMetadata().getName() + ": " + ex.getMessage());
-        }
+        writes.add(() -> delete(r, failures));
       }
     }
-    labelNodes(w, nodes, failures);
-    return failures;
+    all(writes, failures);
+    List<Runnable> labels = new ArrayList<>();
+    for (Node n : nodes) {
+      labels.add(() -> labelNode(w, n, failures));
+    }
+    all(labels, failures);
+    return new ArrayList<>(failures);
   }
 
   /** Reading the nodes straight from the API server (cleanup). */
@@ -94,35 +119,124 @@ public final class OvnWriter {
     return apply(w, client.nodes().list().getItems());
   }
 
-  private void labelNodes(NetworkWrite w, java.util.Collection<Node> nodes, List<String> failures) {
-    for (Node n : nodes) {
-      Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
-      Map<String, String> annotations = n.getMetadata().getAnnotations() == null ? Map.of()
-          : n.getMetadata().getAnnotations();
-      boolean want = w.assignableNodes().contains(n.getMetadata().getName());
-      boolean has = labels.containsKey(EgressAnnotations.OVN_EGRESS_ASSIGNABLE);
-      boolean ourLabel = w.ipam().equals(annotations.get(EgressAnnotations.MANAGED_BY));
-      try {
-        if (want && !has) {
-          client.nodes().withName(n.getMetadata().getName()).edit(x -> {
-            x.getMetadata().getLabels().put(EgressAnnotations.OVN_EGRESS_ASSIGNABLE, "");
-            if (x.getMetadata().getAnnotations() == null) {
-              x.getMetadata().setAnnotations(new java.util.HashMap<>());
-            }
-            x.getMetadata().getAnnotations().put(EgressAnnotations.MANAGED_BY, w.ipam());
-            return x;
-          });
-        } else if (!want && has && ourLabel) {
-          client.nodes().withName(n.getMetadata().getName()).edit(x -> {
-            x.getMetadata().getLabels().remove(EgressAnnotations.OVN_EGRESS_ASSIGNABLE);
-            x.getMetadata().getAnnotations().remove(EgressAnnotations.MANAGED_BY);
-            return x;
-          });
-        }
-      } catch (KubernetesClientException ex) {
-        failures.add("Node " + n.getMetadata().getName() + ": " + ex.getMessage());
-      }
+  /**
+   * Runs the writes side by side and waits for all of them; one that threw is recorded as a failure (a
+   * bug in one write must not hide the others' outcome).
+   */
+  private void all(List<Runnable> writes, List<String> failures) {
+    List<CompletableFuture<Void>> running = new ArrayList<>(writes.size());
+    for (Runnable write : writes) {
+      running.add(CompletableFuture.runAsync(write, executor).exceptionally(e -> {
+        failures.add("write failed: " + (e.getCause() != null ? e.getCause() : e));
+        return null;
+      }));
     }
+    running.forEach(CompletableFuture::join);
+  }
+
+  /** Creates the EgressIP ({@code current} null) or updates it from the version it was computed from. */
+  private void write(String ipam, GenericKubernetesResource current, GenericKubernetesResource desired,
+      List<String> failures) {
+    var egressIps = client.genericKubernetesResources(EGRESS_IP);
+    String name = desired.getMetadata().getName();
+    try {
+      if (current == null) {
+        try {
+          view.wrote(egressIps.resource(desired).create());
+        } catch (KubernetesClientException ex) {
+          if (ex.getCode() != 409) {
+            throw ex;
+          }
+          // The view had not seen it: one we created in an earlier pass (a cache lags), or someone else's.
+          GenericKubernetesResource existing = egressIps.withName(name).get();
+          if (existing == null || !ipam.equals(ipamOf(existing))) {
+            failures.add(existing == null ? "EgressIP " + name + ": " + ex.getMessage()
+                : "EgressIP " + name + " exists and is not managed by EgressIPAM " + ipam);
+          } else if (Objects.equals(spec(existing).get("egressIPs"), spec(desired).get("egressIPs"))) {
+            view.wrote(existing);
+          } else {
+            desired.getMetadata().setResourceVersion(existing.getMetadata().getResourceVersion());
+            view.wrote(egressIps.resource(desired).update());
+          }
+        }
+      } else {
+        desired.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
+        view.wrote(egressIps.resource(desired).update());
+      }
+    } catch (KubernetesClientException ex) {
+      failures.add("EgressIP " + name + ": " + ex.getMessage());
+    }
+  }
+
+  private void delete(GenericKubernetesResource r, List<String> failures) {
+    String name = r.getMetadata().getName();
+    try {
+      client.genericKubernetesResources(EGRESS_IP).withName(name).delete();
+      view.deleted(name, r.getMetadata().getResourceVersion());
+    } catch (KubernetesClientException ex) {
+      failures.add("EgressIP " + name + ": " + ex.getMessage());
+    }
+  }
+
+  private void labelNode(NetworkWrite w, Node n, List<String> failures) {
+    Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+    Map<String, String> annotations = n.getMetadata().getAnnotations() == null ? Map.of()
+        : n.getMetadata().getAnnotations();
+    boolean want = w.assignableNodes().contains(n.getMetadata().getName());
+    boolean has = labels.containsKey(EgressAnnotations.OVN_EGRESS_ASSIGNABLE);
+    boolean ourLabel = w.ipam().equals(annotations.get(EgressAnnotations.MANAGED_BY));
+    try {
+      if (want && !has) {
+        client.nodes().withName(n.getMetadata().getName()).edit(x -> {
+          x.getMetadata().getLabels().put(EgressAnnotations.OVN_EGRESS_ASSIGNABLE, "");
+          if (x.getMetadata().getAnnotations() == null) {
+            x.getMetadata().setAnnotations(new HashMap<>());
+          }
+          x.getMetadata().getAnnotations().put(EgressAnnotations.MANAGED_BY, w.ipam());
+          return x;
+        });
+      } else if (!want && has && ourLabel) {
+        client.nodes().withName(n.getMetadata().getName()).edit(x -> {
+          x.getMetadata().getLabels().remove(EgressAnnotations.OVN_EGRESS_ASSIGNABLE);
+          x.getMetadata().getAnnotations().remove(EgressAnnotations.MANAGED_BY);
+          return x;
+        });
+      }
+    } catch (KubernetesClientException ex) {
+      failures.add("Node " + n.getMetadata().getName() + ": " + ex.getMessage());
+    }
+  }
+
+  /** The EgressIPAM an EgressIP is labelled with (null: none). */
+  public static String ipamOf(GenericKubernetesResource e) {
+    Map<String, String> labels = e.getMetadata().getLabels();
+    return labels == null ? null : labels.get(EgressAnnotations.MANAGED_BY);
+  }
+
+  /**
+   * What this writer reads of an EgressIP, and only that, as an informer keeps it: name, resourceVersion,
+   * our label, {@code spec.egressIPs} (not OVN's status, which changes with every failover). Nothing
+   * trimmed is written back: an update is built from the decision, carrying only the resourceVersion.
+   */
+  public static GenericKubernetesResource trimmed(GenericKubernetesResource e) {
+    GenericKubernetesResource out = new GenericKubernetesResource();
+    out.setApiVersion(e.getApiVersion());
+    out.setKind(e.getKind());
+    io.fabric8.kubernetes.api.model.ObjectMeta meta = new io.fabric8.kubernetes.api.model.ObjectMeta();
+    meta.setName(e.getMetadata().getName());
+    meta.setResourceVersion(e.getMetadata().getResourceVersion());
+    String ipam = ipamOf(e);
+    meta.setLabels(ipam == null ? null : Map.of(EgressAnnotations.MANAGED_BY, ipam));
+    out.setMetadata(meta);
+    Object ips = spec(e).get("egressIPs");
+    out.setAdditionalProperty("spec", ips == null ? Map.of() : Map.of("egressIPs", ips));
+    return out;
+  }
+
+  /** Whether an update changes what this writer reads (OVN's status updates do not). */
+  public static boolean changed(GenericKubernetesResource now, GenericKubernetesResource before) {
+    return !Objects.equals(ipamOf(now), ipamOf(before))
+        || !Objects.equals(spec(now).get("egressIPs"), spec(before).get("egressIPs"));
   }
 
   @SuppressWarnings("unchecked")

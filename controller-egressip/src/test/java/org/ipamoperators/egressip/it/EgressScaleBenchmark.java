@@ -33,17 +33,23 @@ import org.junit.jupiter.api.Test;
  * ({@link EgressOperatorMain}) with the JVM flags below and {@code MALLOC_ARENA_MAX=2} (as the chart
  * should set them), so its CPU and memory are measured alone.
  * Printed: the time from the first namespace created until every namespace has its addresses,
- * its NetNamespace carries them and every address is on exactly one HostSubnet, also counted from
+ * its NetNamespace carries them and every address is on exactly one HostSubnet (OVN-Kubernetes: its EgressIP
+ * object carries them), also counted from
  * the moment the last namespace existed; the write requests the API server served meanwhile (its
  * own apiserver_request_total, POST/PUT/PATCH/DELETE/APPLY), minus the test's own (each namespace
- * and its NetNamespace); the operator's CPU seconds (user+system, from /proc) for the burst and
+ * and, on OpenShift SDN, its NetNamespace); the operator's CPU seconds (user+system, from /proc) for the burst and
  * since its start; its peak RSS (VmHWM).
  *
  * <pre>
  * eval "$(bash scripts/test-env.sh)"
  * mvn -B -pl controller-egressip -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dit.test=EgressScaleBenchmark [-Dipam.scale.namespaces=10000] [-Dipam.scale.jvm="..."]
+ *     [-Dipam.scale.network=ovn]
  * </pre>
+ *
+ * <p>{@code -Dipam.scale.network=ovn}: the cluster serves OVN-Kubernetes' EgressIP API instead of OpenShift
+ * SDN's (the SDN CRDs are removed and the EgressIP CRD installed before the operator starts), so the
+ * controller writes one EgressIP per namespace and the egress-assignable label on the nodes.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
@@ -52,6 +58,7 @@ import org.junit.jupiter.api.Test;
 class EgressScaleBenchmark {
   private static final int NAMESPACES = Integer.getInteger("ipam.scale.namespaces", 1000);
   private static final int NODES = Integer.getInteger("ipam.scale.nodes", 50);
+  private static final boolean OVN = "ovn".equalsIgnoreCase(System.getProperty("ipam.scale.network", "sdn"));
   /**
    * The operator's JVM flags, as the chart sets them (controllers.egressip.javaToolOptions; docs/benchmarks.md),
    * plus the common pool's parallelism that {@code ipam}'s main sets on 2 processors or fewer (this benchmark starts
@@ -129,7 +136,10 @@ class EgressScaleBenchmark {
 
   @Test
   void namespacesOptedInAtOnceOnFiftyNodes(KubeApiServer server, KubernetesClient client) throws Exception {
-    EgressCluster cluster = new EgressCluster(client, "scale", true);
+    if (OVN) {
+      servesOvnOnly(client);
+    }
+    EgressCluster cluster = new EgressCluster(client, "scale", !OVN);
     for (int i = 0; i < NODES; i++) {
       cluster.node("n" + i, Map.of("zone", i % 2 == 0 ? "a" : "b"));
     }
@@ -167,7 +177,7 @@ class EgressScaleBenchmark {
       byResource.values().removeIf(v -> v < 0.5);
       double cpu = cpuSeconds(operator.pid());
       double rss = peakRssMiB(operator.pid());
-      Map<String, List<String>> hosted = cluster.hostedAnywhere();
+      Map<String, List<String>> hosted = OVN ? Map.of() : cluster.hostedAnywhere(); // OVN places them itself
       assertThat(hosted).allSatisfy((ip, nodes) -> assertThat(nodes).hasSize(1));
       Set<String> all = new HashSet<>();
       for (int i = 0; i < NAMESPACES; i++) {
@@ -177,14 +187,14 @@ class EgressScaleBenchmark {
       }
       Map<String, Integer> perNode = new TreeMap<>();
       hosted.forEach((ip, nodes) -> perNode.merge(nodes.get(0), 1, Integer::sum));
-      int testWrites = 2 * NAMESPACES; // each namespace and its NetNamespace
+      int testWrites = OVN ? NAMESPACES : 2 * NAMESPACES; // each namespace and, on SDN, its NetNamespace
       double controllerWrites = after - before - testWrites;
-      System.out.printf("%nSCALE egressip: %d namespaces, %d nodes, JVM [%s]%n"
+      System.out.printf("%nSCALE egressip (%s): %d namespaces, %d nodes, JVM [%s]%n"
           + "  all assigned, published and placed %.1f s after the first namespace, %.1f s after the last "
           + "(namespaces created in %.1f s)%n"
           + "  API writes %.0f: test %d, controller %.0f = %.2f per namespace%n"
           + "  operator CPU %.1f s during the burst, %.1f s since its start; peak RSS %.0f MiB%n"
-          + "  addresses per node min %d max %d%n", NAMESPACES, NODES, JVM, seconds, seconds - created, created,
+          + "  addresses per node min %d max %d%n", OVN ? "OVN-Kubernetes" : "OpenShift SDN", NAMESPACES, NODES, JVM, seconds, seconds - created, created,
           after - before, testWrites, controllerWrites, controllerWrites / NAMESPACES, cpu - cpuBefore, cpu, rss,
           perNode.values().stream().mapToInt(Integer::intValue).min().orElse(0),
           perNode.values().stream().mapToInt(Integer::intValue).max().orElse(0));
@@ -197,10 +207,27 @@ class EgressScaleBenchmark {
       Files.readAllLines(dir.resolve("operator.log")).stream().filter(l -> l.startsWith("PASSES"))
           .forEach(l -> System.out.println("  " + l));
       cluster.close();
+      if (OVN) {
+        // put back what the class declares: the extension cleans up its kinds after the test
+        ThirdPartyCrd.install(client, ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE);
+      }
     }
   }
 
-  /** Every namespace annotated with two addresses, its NetNamespace carrying them, each address on one HostSubnet. */
+  /** The cluster serves OVN-Kubernetes' EgressIP API and not OpenShift SDN's (the class installs SDN's CRDs). */
+  private static void servesOvnOnly(KubernetesClient client) {
+    for (ThirdPartyCrd crd : List.of(ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE)) {
+      client.apiextensions().v1().customResourceDefinitions().withName(crd.crdName()).delete();
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> client.getApiGroups().getGroups().stream()
+        .noneMatch(g -> g.getName().equals("network.openshift.io")));
+    ThirdPartyCrd.install(client, ThirdPartyCrd.EGRESS_IP);
+  }
+
+  /**
+   * Every namespace annotated with two addresses and each shown where the network reads them: its
+   * NetNamespace carrying them and each address on one HostSubnet (SDN), or its EgressIP object (OVN).
+   */
   private static boolean done(KubernetesClient client, EgressCluster cluster) {
     Map<String, String> annotated = new TreeMap<>();
     for (var ns : client.namespaces().list().getItems()) {
@@ -211,6 +238,20 @@ class EgressScaleBenchmark {
     }
     if (annotated.size() != NAMESPACES) {
       return false;
+    }
+    if (OVN) {
+      int written = 0;
+      for (var e : ThirdPartyCrd.EGRESS_IP.resources(client).list().getItems()) {
+        String ns = e.getMetadata().getName().substring("egressipam-".length());
+        Object spec = e.getAdditionalProperties().get("spec");
+        Object ips = spec instanceof Map<?, ?> m ? m.get("egressIPs") : null;
+        String want = annotated.get(ns);
+        if (want != null && ips instanceof List<?> l && String.join(",", l.stream().map(String::valueOf).toList())
+            .equals(want)) {
+          written++;
+        }
+      }
+      return written == NAMESPACES;
     }
     int published = 0;
     for (var nn : client.resources(io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace.class)
