@@ -97,7 +97,9 @@ class AwsEgressIT {
 
   @AfterEach
   void stop() {
-    operator.stop();
+    if (operator != null) {
+      operator.stop();
+    }
     proxy.close();
     cluster.close();
     client.namespaces().withName(operatorNs).delete();
@@ -551,6 +553,63 @@ class AwsEgressIT {
     await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
         assertThat(onEni("a1")).containsExactlyInAnyOrder(own, claimed, unmarked, outside));
     assertThat(registry.get("egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
+  }
+
+  /**
+   * The operator's cache lags (its watches silenced by a proxy in front of the API server) when another owner
+   * claims an address that sits on a node's interface, marked ours and claimed by nobody so far: to the operator
+   * it stays an orphan and falls due after the grace, but the ledger read from the API server before the detach
+   * shows the claim, so the address stays on, with no Event and no count.
+   */
+  @Test
+  void anOrphanClaimedWhileTheCacheLagsIsLeftOn(KubeApiServer server) throws Exception {
+    operator.stop();
+    operator = null;
+    try (org.ipamoperators.testsupport.kube.ApiFaultProxy api =
+        new org.ipamoperators.testsupport.kube.ApiFaultProxy(server, 1L)) {
+      KubernetesClient c = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+          .withConfig(io.fabric8.kubernetes.client.Config.fromKubeconfig(api.kubeconfig())).build();
+      Operator lagging = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
+      var counts = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+      EgressIPAMReconciler r = new EgressIPAMReconciler(c, Clock.systemUTC(), counts,
+          new CloudNodeNetworks(c, new CloudSettings(Map.of("aws.endpoint", proxy.endpoint().toString()), operatorNs,
+              null)));
+      Duration grace = Duration.ofSeconds(6);
+      r.orphanGrace(grace, 2);
+      lagging.register(r);
+      lagging.start();
+      try {
+        worker("a1", "a", subnetA, "m5.large");
+        String candidate = "198.51.100.50";
+        String eni = eniOf("a1").networkInterfaceId();
+        ec2.assignPrivateIpAddresses(x -> x.networkInterfaceId(eni).privateIpAddresses(candidate));
+        ec2.createTags(x -> x.resources(eni).tags(t -> t.key(
+            org.ipamoperators.cloud.aws.Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0").value(candidate)));
+        String ipam = cluster.n("lag");
+        cluster.ipam(ipam, ZONE, WORKERS, null, null, cidr("198.51.100.32/27", "a"));
+        cluster.namespace("ns1", ipam, null);
+        await().atMost(WAIT).untilAsserted(() -> {
+          assertThat(cluster.egressIps("ns1")).isNotNull().isNotEqualTo(candidate);
+          assertThat(onEni("a1")).contains(cluster.egressIps("ns1"));
+        });
+        api.silenceWatches(true);
+        new ClusterLedger(client).claim(Ip.parse(candidate), "vip/other",
+            new org.ipamoperators.controller.common.ledger.ClaimOwner("vip", "Service", "default", "late", null));
+        // The grace (6 s, two passes) runs out while the cache still shows no claim; passes keep coming
+        // (rescheduled while an orphan is watched).
+        await().during(Duration.ofSeconds(20)).atMost(Duration.ofSeconds(25)).untilAsserted(() -> {
+          assertThat(onEni("a1")).contains(candidate);
+          assertThat(ownedTags("a1")).contains(candidate);
+        });
+        assertThat(counts.find("egressip_orphans_taken_off").counters()).allSatisfy(x ->
+            assertThat(x.count()).isZero());
+        assertThat(client.v1().events().inAnyNamespace().list().getItems())
+            .noneMatch(e -> "OrphanTakenOff".equals(e.getReason()) && e.getMessage().contains(candidate));
+      } finally {
+        api.silenceWatches(false);
+        lagging.stop();
+      }
+    }
   }
 
   @Test
