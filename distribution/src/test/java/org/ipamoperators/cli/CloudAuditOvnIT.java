@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.SoftAssertions;
 import org.ipamoperators.cloud.aws.Ec2NodeNetwork;
 import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
 import org.ipamoperators.controller.common.ledger.IPClaim;
@@ -105,21 +106,24 @@ class CloudAuditOvnIT {
     assertThat(run.exit()).as(run.err()).isEqualTo(1);
     JsonNode report = JSON.readTree(run.out());
     assertThat(report.path("cloud").asText()).startsWith("AWS: read ");
-    assertThat(kinds(report, "198.51.100.140")).as(message(report, "198.51.100.140")).isEmpty();
-    assertThat(kinds(report, "198.51.100.141")).containsExactly("DRIFT");
-    assertThat(message(report, "198.51.100.141"))
+    // Every address checked, each failure listed: the cases are independent of each other.
+    SoftAssertions soft = new SoftAssertions();
+    soft.assertThat(kinds(report, "198.51.100.140")).as(message(report, "198.51.100.140")).isEmpty();
+    soft.assertThat(kinds(report, "198.51.100.141")).containsExactly("DRIFT");
+    soft.assertThat(message(report, "198.51.100.141"))
         .contains("is routed through " + a + " (EgressIP egressipam-" + n + "-moved status.items)")
         .contains("is on ENI " + enis.get(b) + " of node " + b);
-    assertThat(kinds(report, "198.51.100.142")).containsExactly("DUPLICATE", "DRIFT");
-    assertThat(message(report, "198.51.100.142")).contains("is attached to the interfaces of 2 nodes")
+    soft.assertThat(kinds(report, "198.51.100.142")).containsExactly("DUPLICATE", "DRIFT");
+    soft.assertThat(message(report, "198.51.100.142")).contains("is attached to the interfaces of 2 nodes")
         .contains("ENI " + enis.get(a)).contains("ENI " + enis.get(c))
         .contains("is on ENI " + enis.get(c) + " of node " + c + ", a node the cluster network does not route it");
-    assertThat(kinds(report, "198.51.100.143")).isEmpty();
-    assertThat(kinds(report, "198.51.100.144")).isEmpty();
-    assertThat(kinds(report, "198.51.100.145")).isEmpty();
+    soft.assertThat(kinds(report, "198.51.100.143")).isEmpty();
+    soft.assertThat(kinds(report, "198.51.100.144")).isEmpty();
+    soft.assertThat(kinds(report, "198.51.100.145")).isEmpty();
     for (String node : List.of(a, b, c)) {
-      assertThat(kinds(report, node)).as(node).isEmpty();
+      soft.assertThat(kinds(report, node)).as(node).isEmpty();
     }
+    soft.assertAll();
   }
 
   /** The same cluster, once the address is where OVN says, is clean. */
