@@ -105,7 +105,8 @@ class CloudAuditOvnIT {
     IpamRun run = audit(kubeconfig, moto, op);
     assertThat(run.exit()).as(run.err()).isEqualTo(1);
     JsonNode report = JSON.readTree(run.out());
-    assertThat(report.path("cloud").asText()).startsWith("AWS: read ");
+    assertThat(report.path("cloud").asText()).startsWith("AWS: read ")
+        .containsPattern("placements \\(\\d+ from HostSubnets, [1-9]\\d* from OVN EgressIPs\\)");
     // Every address checked, each failure listed: the cases are independent of each other.
     SoftAssertions soft = new SoftAssertions();
     soft.assertThat(kinds(report, "198.51.100.140")).as(message(report, "198.51.100.140")).isEmpty();

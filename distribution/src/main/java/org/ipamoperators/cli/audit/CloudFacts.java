@@ -186,9 +186,15 @@ public final class CloudFacts {
     }
     Map<Placement, HasMetadata> placers = placements(client);
     String note = cloud + ": read " + described.size() + " of " + all.size() + " nodes' interfaces, "
-        + attachments.size() + " addresses attached by the egress operator";
+        + attachments.size() + " addresses attached by the egress operator, " + placers.size() + " placements ("
+        + count(placers, HostSubnet.class) + " from HostSubnets, "
+        + count(placers, GenericKubernetesResource.class) + " from OVN EgressIPs)";
     return new CloudFacts(CloudView.of(attachments, List.copyOf(placers.keySet()), described, unknown), note,
         byAttachment, placers, byName);
+  }
+
+  private static long count(Map<Placement, HasMetadata> placers, Class<?> kind) {
+    return placers.values().stream().filter(kind::isInstance).count();
   }
 
   /**
