@@ -39,9 +39,9 @@ import org.ipamoperators.egressip.network.Platform;
  * the EgressIPs' status (OVN-Kubernetes), the node the cluster network routes each address through.
  * The cloud is found and configured as the egress controller finds it ({@link Platform#detect}, the same
  * settings, environment variables and credentials Secret), through the cloud's NodeNetwork: its
- * {@code describe} reports the addresses the egress operator marked as its own (ENI ownership tags, Azure's {@code ipam-egress-} ip configurations). Where the
- * platform needs no cloud API there is nothing to read: the view is {@link CloudView#NONE} and {@link #note}
- * says why.
+ * {@code describe} reports the addresses the egress operator marked as its own (ENI ownership tags, Azure's
+ * {@code ipam-egress-} ip configurations). Where the platform needs no cloud API there is nothing to read: the
+ * view is {@link CloudView#NONE} and {@link #note} says why.
  */
 public final class CloudFacts {
   private final CloudView view;
