@@ -54,4 +54,29 @@ final class AuditFixtures {
     client.resources(HostSubnet.class).resource(new HostSubnetBuilder().withNewMetadata().withName(node).endMetadata()
         .withHost(node).withHostIP("192.0.2.1").withSubnet("10.128.0.0/23").withEgressIPs(ips).build()).create();
   }
+
+  /**
+   * An OVN EgressIP as the egress controller writes it for a namespace ({@code egressipam-<namespace>}, labelled
+   * with the IPAM), with the status OVN would write: each {@code statusItems} entry is {node, egressIP}. The test
+   * plays ovnkube's part: the kind has no status subresource (as upstream), so the status is written with the object.
+   */
+  static void ovnEgressIp(KubernetesClient client, String namespace, String ipam, List<String> ips,
+      List<Map<String, String>> statusItems) {
+    io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder b =
+        new io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder().withApiVersion("k8s.ovn.org/v1")
+            .withKind("EgressIP").withNewMetadata().withName("egressipam-" + namespace)
+            .addToLabels(EgressAnnotations.MANAGED_BY, ipam).endMetadata()
+            .addToAdditionalProperties("spec", Map.of("egressIPs", ips,
+                "namespaceSelector", Map.of("matchLabels", Map.of("kubernetes.io/metadata.name", namespace))));
+    if (statusItems != null) {
+      b.addToAdditionalProperties("status", Map.of("items", statusItems));
+    }
+    client.genericKubernetesResources(org.ipamoperators.testsupport.crds.ThirdPartyCrd.EGRESS_IP.context())
+        .resource(b.build()).create();
+  }
+
+  /** One item of an EgressIP's status: OVN placed {@code ip} on {@code node}. */
+  static Map<String, String> placed(String node, String ip) {
+    return Map.of("node", node, "egressIP", ip);
+  }
 }

@@ -1,5 +1,6 @@
 package org.ipamoperators.cli.audit;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,6 +17,7 @@ import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.audit.Attachment;
 import org.ipamoperators.core.audit.CloudView;
+import org.ipamoperators.core.audit.OvnPlacements;
 import org.ipamoperators.core.audit.Placement;
 import org.ipamoperators.core.audit.Resource;
 import org.ipamoperators.core.spi.NodeNetworkException;
@@ -25,6 +27,7 @@ import org.ipamoperators.core.spi.ProviderSetting;
 import org.ipamoperators.core.spi.NodeAttachment;
 import org.ipamoperators.core.spi.NodeRef;
 import org.ipamoperators.egressip.EgressFacts;
+import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.cloud.CloudNodeNetworks;
 import org.ipamoperators.egressip.cloud.NodeNetworks;
 import org.ipamoperators.egressip.cloud.CloudSettings;
@@ -32,13 +35,13 @@ import org.ipamoperators.egressip.network.Platform;
 
 /**
  * Reads, and never changes, the cloud side of the egress addresses: on each node's interface the
- * addresses marked as attached by the egress operator, and, from the HostSubnets, the node the
- * cluster network routes each address through. The cloud is found and configured as the egress
- * controller finds it ({@link Platform#detect}, the same settings, environment variables and
- * credentials Secret), through the cloud's NodeNetwork: its {@code describe} reports the addresses the egress
- * operator marked as its own (ENI ownership tags, Azure's {@code ipam-egress-} ip configurations). Where the
- * platform needs no cloud API there is nothing to read: the view is {@link CloudView#NONE} and {@link #note}
- * says why.
+ * addresses marked as attached by the egress operator, and, from the HostSubnets (OpenShift SDN) or
+ * the EgressIPs' status (OVN-Kubernetes), the node the cluster network routes each address through.
+ * The cloud is found and configured as the egress controller finds it ({@link Platform#detect}, the same
+ * settings, environment variables and credentials Secret), through the cloud's NodeNetwork: its
+ * {@code describe} reports the addresses the egress operator marked as its own (ENI ownership tags, Azure's
+ * {@code ipam-egress-} ip configurations). Where the platform needs no cloud API there is nothing to read: the
+ * view is {@link CloudView#NONE} and {@link #note} says why.
  */
 public final class CloudFacts {
   private final CloudView view;
@@ -65,7 +68,7 @@ public final class CloudFacts {
 
   /**
    * The objects a cloud finding is about, for Events: the Node that could not be read; the Nodes whose
-   * interfaces hold the address and the HostSubnets routing it, among the finding's parties.
+   * interfaces hold the address and the HostSubnets or EgressIPs routing it, among the finding's parties.
    */
   public List<HasMetadata> objectsAtFault(org.ipamoperators.core.audit.Finding f) {
     List<HasMetadata> out = new ArrayList<>();
@@ -183,12 +186,22 @@ public final class CloudFacts {
     }
     Map<Placement, HasMetadata> placers = placements(client);
     String note = cloud + ": read " + described.size() + " of " + all.size() + " nodes' interfaces, "
-        + attachments.size() + " addresses attached by the egress operator";
+        + attachments.size() + " addresses attached by the egress operator, " + placers.size() + " placements ("
+        + count(placers, HostSubnet.class) + " from HostSubnets, "
+        + count(placers, GenericKubernetesResource.class) + " from OVN EgressIPs)";
     return new CloudFacts(CloudView.of(attachments, List.copyOf(placers.keySet()), described, unknown), note,
         byAttachment, placers, byName);
   }
 
-  /** The node each HostSubnet routes its egress addresses through, with the HostSubnet saying so. */
+  private static long count(Map<Placement, HasMetadata> placers, Class<?> kind) {
+    return placers.values().stream().filter(kind::isInstance).count();
+  }
+
+  /**
+   * The node the cluster network routes each egress address through, with the object saying so: OpenShift SDN's
+   * HostSubnets ({@code egressIPs}) and OVN-Kubernetes' EgressIPs of this suite ({@code status.items}, where OVN
+   * placed each address). A cluster without one of these kinds has none of its placements.
+   */
   private static Map<Placement, HasMetadata> placements(KubernetesClient client) {
     Map<Placement, HasMetadata> placers = new java.util.LinkedHashMap<>();
     for (HostSubnet hs : hostSubnets(client)) {
@@ -201,6 +214,10 @@ public final class CloudFacts {
           // not an address: the egress controller reports it on its objects
         }
       }
+    }
+    for (GenericKubernetesResource e : ovnEgressIps(client)) {
+      Map<String, Object> p = e.getAdditionalProperties();
+      OvnPlacements.of(e.getMetadata().getName(), p.get("spec"), p.get("status")).forEach(x -> placers.put(x, e));
     }
     return placers;
   }
@@ -225,6 +242,20 @@ public final class CloudFacts {
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         return List.of(); // no OpenShift SDN: nothing routes addresses through named nodes
+      }
+      throw e;
+    }
+  }
+
+  /** The EgressIPs the egress controller wrote (its label, its name prefix); none where OVN's kind is not served. */
+  private static List<GenericKubernetesResource> ovnEgressIps(KubernetesClient client) {
+    try {
+      return client.genericKubernetesResources(ClusterFacts.OVN_EGRESS_IP).withLabel(EgressAnnotations.MANAGED_BY)
+          .list().getItems().stream().filter(e -> e.getMetadata().getName().startsWith(ClusterFacts.OVN_NAME_PREFIX))
+          .toList();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return List.of(); // no OVN-Kubernetes: OVN places nothing
       }
       throw e;
     }

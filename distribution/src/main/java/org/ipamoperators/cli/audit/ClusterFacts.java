@@ -47,7 +47,7 @@ public final class ClusterFacts {
   static final ResourceDefinitionContext OVN_EGRESS_IP = new ResourceDefinitionContext.Builder()
       .withGroup("k8s.ovn.org").withVersion("v1").withKind("EgressIP").withPlural("egressips")
       .withNamespaced(false).build();
-  private static final String OVN_NAME_PREFIX = "egressipam-";
+  static final String OVN_NAME_PREFIX = "egressipam-";
   private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
   private final List<LedgerEntry> entries = new ArrayList<>();
