@@ -29,9 +29,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ControlPlaneRestartIT {
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
+  /** Runs, each on a fresh apiserver and etcd of its own, seeds {@code SEED, SEED + 1, ...}. */
+  private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
 
   @Test
   void survivesAnApiserverRestartAndAnEtcdKillMidBurst(@TempDir Path dir) throws Exception {
+    for (int k = 0; k < SEEDS; k++) {
+      System.out.printf("[control-plane-restart] run %d of %d%n", k + 1, SEEDS);
+      once(java.nio.file.Files.createDirectories(dir.resolve("seed-" + k)), SEED + k);
+    }
+  }
+
+  private void once(Path dir, long seed) throws Exception {
     KubeApiServer server = KubeApiServer.startPrivate();
     try (KubernetesClient client = server.newClient()) {
       CrdInstaller.install(client, "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
@@ -53,7 +62,7 @@ class ControlPlaneRestartIT {
         SnapshotCheck snapshots = new SnapshotCheck();
         SnapshotWatcher watcher = SnapshotWatcher.start("restart-watcher", snapshots, () -> shown(client, ns));
 
-        ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, SEED, total, i -> create(client, ns, i), "egressip,vip");
+        ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, seed, total, i -> create(client, ns, i), "egressip,vip");
 
         Instant start = Instant.now();
         int expected = total;

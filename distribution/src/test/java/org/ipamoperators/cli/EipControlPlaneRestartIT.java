@@ -41,10 +41,19 @@ import software.amazon.awssdk.services.ec2.model.Filter;
 class EipControlPlaneRestartIT {
   private static final String CLUSTER = "restart-run";
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
+  /** Runs on fresh apiservers (one moto: each run ends with no address left), seeds {@code SEED, SEED + 1, ...}. */
+  private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
 
   @Test
   void eipsKeepOneAddressEachThroughAnApiserverRestartAndAnEtcdKill(MotoServer moto, Ec2Client ec2,
       @TempDir Path dir) throws Exception {
+    for (int k = 0; k < SEEDS; k++) {
+      System.out.printf("[control-plane-restart] eip run %d of %d%n", k + 1, SEEDS);
+      once(moto, ec2, java.nio.file.Files.createDirectories(dir.resolve("seed-" + k)), SEED + k);
+    }
+  }
+
+  private void once(MotoServer moto, Ec2Client ec2, Path dir, long seed) throws Exception {
     KubeApiServer server = KubeApiServer.startPrivate();
     Process op = null;
     try (KubernetesClient client = server.newClient()) {
@@ -73,7 +82,7 @@ class EipControlPlaneRestartIT {
         client.resource(e).create();
       };
       int expected = 24;
-      ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, SEED, expected, create, "eip");
+      ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, seed, expected, create, "eip");
 
       Instant start = Instant.now();
       try {

@@ -28,9 +28,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KeepalivedControlPlaneRestartIT {
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
+  /** Runs, each on a fresh apiserver and etcd of its own, seeds {@code SEED, SEED + 1, ...}. */
+  private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
 
   @Test
   void routerIdsSurviveAnApiserverRestartAndAnEtcdKillMidBurst(@TempDir Path dir) throws Exception {
+    for (int k = 0; k < SEEDS; k++) {
+      System.out.printf("[control-plane-restart] run %d of %d%n", k + 1, SEEDS);
+      once(java.nio.file.Files.createDirectories(dir.resolve("seed-" + k)), SEED + k);
+    }
+  }
+
+  private void once(Path dir, long seed) throws Exception {
     KubeApiServer server = KubeApiServer.startPrivate();
     try (KubernetesClient client = server.newClient()) {
       CrdInstaller.install(client, "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
@@ -56,7 +65,7 @@ class KeepalivedControlPlaneRestartIT {
 
         java.util.function.IntConsumer create = i -> ReliabilityFixtures.keepalivedService(client, ns,
             "restart-k" + i, groups.get(i % 2), "198.18.21." + (i + 1));
-        ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, SEED, total, create, "keepalived");
+        ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, seed, total, create, "keepalived");
 
         Instant start = Instant.now();
         int expected = total;
