@@ -2,6 +2,8 @@ package org.ipamoperators.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder;
@@ -13,7 +15,12 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.cloud.aws.Ec2NodeNetwork;
+import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
 import org.ipamoperators.egressip.api.EgressAnnotations;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.Instance;
+import software.amazon.awssdk.services.ec2.model.Tag;
 
 /** What the audit ITs read from an {@code ipam audit -o json} report, and the egress objects they make. */
 final class AuditFixtures {
@@ -78,5 +85,45 @@ final class AuditFixtures {
   /** One item of an EgressIP's status: OVN placed {@code ip} on {@code node}. */
   static Map<String, String> placed(String node, String ip) {
     return Map.of("node", node, "egressIP", ip);
+  }
+
+  /**
+   * The credentials Secret in the operator's namespace {@code operatorNs}, and a VPC (198.51.100.0/24) with one
+   * subnet ({@code subnetCidr}) for a test's addresses; returns the subnet's id.
+   */
+  static String awsWorld(KubernetesClient client, Ec2Client ec2, String operatorNs, String subnetCidr) {
+    client.secrets().inNamespace(operatorNs).resource(new SecretBuilder().withNewMetadata()
+        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
+        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
+    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
+    return ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock(subnetCidr).availabilityZone("us-east-1a"))
+        .subnet().subnetId();
+  }
+
+  /** An EC2 instance in {@code subnet} and its Node (provider id set); returns its device-index-0 ENI. */
+  static String awsWorker(KubernetesClient client, Ec2Client ec2, String node, String subnet) {
+    Instance i = ec2.runInstances(r -> r.imageId("ami-12c6146b").instanceType("m5.large").subnetId(subnet)
+        .minCount(1).maxCount(1)).instances().get(0);
+    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().withNewSpec()
+        .withProviderID("aws:///" + i.placement().availabilityZone() + "/" + i.instanceId()).endSpec().build())
+        .create();
+    return i.networkInterfaces().stream().filter(x -> x.attachment().deviceIndex() == 0).findFirst()
+        .orElseThrow().networkInterfaceId();
+  }
+
+  /**
+   * Assigns the addresses to the ENI; {@code ours}: also lists them in its ownership tags, as the egress operator
+   * does.
+   */
+  static void attach(Ec2Client ec2, String eni, boolean ours, String... ips) {
+    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eni).privateIpAddresses(ips));
+    if (ours) {
+      String before = ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(eni)).networkInterfaces().get(0)
+          .tagSet().stream().filter(t -> t.key().equals(Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0")).map(Tag::value)
+          .findFirst().orElse("");
+      String value = (before + " " + String.join(" ", ips)).trim();
+      ec2.createTags(r -> r.resources(eni).tags(Tag.builder().key(Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0")
+          .value(value).build()));
+    }
   }
 }

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import java.nio.file.Path;
@@ -16,8 +15,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.ipamoperators.cloud.aws.Ec2NodeNetwork;
-import org.ipamoperators.cloud.aws.Ec2NodeNetworkProvider;
 import org.ipamoperators.controller.common.ledger.ClaimNames;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.IPClaim;
@@ -32,8 +29,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.ec2.Ec2Client;
-import software.amazon.awssdk.services.ec2.model.Instance;
-import software.amazon.awssdk.services.ec2.model.Tag;
 
 /**
  * {@code ipam audit --cloud} against moto's EC2 and a real API server: nodes with instances, egress addresses
@@ -223,11 +218,8 @@ class CloudAuditIT {
   }
 
   private void worker(Ec2Client ec2, String node, String subnet) {
-    Instance i = ec2.runInstances(r -> r.imageId("ami-12c6146b").instanceType("m5.large").subnetId(subnet)
-        .minCount(1).maxCount(1)).instances().get(0);
-    node(node, "aws:///" + i.placement().availabilityZone() + "/" + i.instanceId());
-    enis.put(node, i.networkInterfaces().stream().filter(x -> x.attachment().deviceIndex() == 0).findFirst()
-        .orElseThrow().networkInterfaceId());
+    enis.put(node, AuditFixtures.awsWorker(client, ec2, node, subnet));
+    nodes.add(node);
   }
 
   private void node(String name, String providerId) {
@@ -236,23 +228,9 @@ class CloudAuditIT {
     nodes.add(name);
   }
 
-  /** Assigns the addresses to the node's ENI; {@code ours}: also lists them in the ownership tags. */
   private void attach(Ec2Client ec2, String node, boolean ours, String... ips) {
-    String eni = enis.get(node);
-    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eni).privateIpAddresses(ips));
-    if (ours) {
-      String before = ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(eni)).networkInterfaces().get(0)
-          .tagSet().stream().filter(t -> t.key().equals(Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0")).map(Tag::value)
-          .findFirst().orElse("");
-      String value = (before + " " + String.join(" ", ips)).trim();
-      ec2.createTags(r -> r.resources(eni).tags(Tag.builder().key(Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0")
-          .value(value).build()));
-    }
+    AuditFixtures.attach(ec2, enis.get(node), ours, ips);
   }
-
-
-
-
 
   private void egress(String namespace, String ip) {
     AuditFixtures.egress(client, namespace, ip);
@@ -263,13 +241,7 @@ class CloudAuditIT {
     AuditFixtures.hostSubnet(client, node, ips);
   }
 
-  /** The credentials Secret in the operator's namespace {@code n}, and a VPC and subnet for this test's addresses. */
   private String awsWorld(Ec2Client ec2, String n) {
-    client.secrets().inNamespace(n).resource(new SecretBuilder().withNewMetadata()
-        .withName(Ec2NodeNetworkProvider.CREDENTIALS_SECRET).endMetadata()
-        .addToStringData("aws_access_key_id", "test").addToStringData("aws_secret_access_key", "test").build()).create();
-    String vpc = ec2.createVpc(r -> r.cidrBlock("198.51.100.0/24")).vpc().vpcId();
-    return ec2.createSubnet(r -> r.vpcId(vpc).cidrBlock("198.51.100.192/26").availabilityZone("us-east-1a"))
-        .subnet().subnetId();
+    return AuditFixtures.awsWorld(client, ec2, n, "198.51.100.192/26");
   }
 }
