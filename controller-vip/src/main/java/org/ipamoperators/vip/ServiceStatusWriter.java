@@ -139,6 +139,7 @@ final class ServiceStatusWriter {
     if (code == 409) {
       throw new StaleView(svc, new KubernetesClientException("Conflict", 409, null));
     }
+    OwnStatusWrites.wrote(svc, ips, condition);
   }
 
   /**
