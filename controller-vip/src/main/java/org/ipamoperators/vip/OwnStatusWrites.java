@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.ipamoperators.vip.api.VipAnnotations;
 
 /**
- * The status writes of this process that left a Service served (its condition True), by the
- * Service's uid, until the informer brings each one back. A Service's update that is only such a
+ * The status writes of this process that leave a Service served (its condition True), by the
+ * Service's uid, from just before each is sent until the informer brings it back. A Service's update that is only such a
  * write coming back (spec and metadata unchanged; the ingress and our condition exactly as written)
  * needs no reconcile: the pass that wrote it had settled the Service, and planning again from its
  * own result finds nothing to do. Skipping it spares a whole reconcile per Service in a catch-up
@@ -33,19 +33,32 @@ final class OwnStatusWrites {
     }
   }
 
-  /** After a status write succeeded: remembered only when it leaves the Service served. */
-  static void wrote(Service svc, List<String> ingress, Condition condition) {
+  /**
+   * Before a status write is sent (its echo may come before its answer): remembered only when it
+   * leaves the Service served, else any earlier write of it is forgotten. Returns what to hand to
+   * {@link #failed} if the write does not succeed.
+   */
+  static Object writing(Service svc, List<String> ingress, Condition condition) {
     String uid = svc.getMetadata().getUid();
     if (uid == null) {
-      return;
+      return null;
     }
     if (condition == null || !"True".equals(condition.getStatus()) || condition.getReason() == null
         || condition.getMessage() == null) {
       WRITTEN.remove(uid);
-      return;
+      return null;
     }
-    WRITTEN.put(uid, new Written(List.copyOf(ingress), condition.getStatus(), condition.getReason(),
-        condition.getMessage()));
+    Written w = new Written(List.copyOf(ingress), condition.getStatus(), condition.getReason(), condition.getMessage());
+    WRITTEN.put(uid, w);
+    return w;
+  }
+
+  /** The write noted by {@link #writing} was refused or failed: nothing of it comes back. */
+  static void failed(Service svc, Object noted) {
+    String uid = svc.getMetadata().getUid();
+    if (uid != null && noted != null) {
+      WRITTEN.remove(uid, noted);
+    }
   }
 
   /** The Service is gone: nothing of it comes back. */
@@ -76,10 +89,5 @@ final class OwnStatusWrites {
         && Objects.equals(a.getDeletionTimestamp(), b.getDeletionTimestamp())
         && Objects.equals(a.getLabels(), b.getLabels()) && Objects.equals(a.getAnnotations(), b.getAnnotations())
         && Objects.equals(a.getFinalizers(), b.getFinalizers()) && Objects.equals(now.getSpec(), before.getSpec());
-  }
-
-  /** For tests: how many writes are waiting for their echo. */
-  static int size() {
-    return WRITTEN.size();
   }
 }

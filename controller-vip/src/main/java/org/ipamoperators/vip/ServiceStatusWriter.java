@@ -135,11 +135,19 @@ final class ServiceStatusWriter {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    int code = send(svc, patch);
+    // Noted before it is sent: the informer may bring the write back before its answer arrives here.
+    Object expected = OwnStatusWrites.writing(svc, ips, condition);
+    int code;
+    try {
+      code = send(svc, patch);
+    } catch (RuntimeException e) {
+      OwnStatusWrites.failed(svc, expected);
+      throw e;
+    }
     if (code == 409) {
+      OwnStatusWrites.failed(svc, expected);
       throw new StaleView(svc, new KubernetesClientException("Conflict", 409, null));
     }
-    OwnStatusWrites.wrote(svc, ips, condition);
   }
 
   /**

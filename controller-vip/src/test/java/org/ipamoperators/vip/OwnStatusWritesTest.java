@@ -36,7 +36,7 @@ class OwnStatusWritesTest {
     String uid = UUID.randomUUID().toString();
     Service before = service(uid, 80, List.of(), null);
     Condition c = condition("True", "192.0.2.1");
-    OwnStatusWrites.wrote(before, List.of("192.0.2.1"), c);
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), c);
     Service now = service(uid, 80, List.of("192.0.2.1"), c);
     assertThat(OwnStatusWrites.isEcho(now, before)).isTrue();
     assertThat(OwnStatusWrites.isEcho(now, before)).as("consumed").isFalse();
@@ -47,7 +47,7 @@ class OwnStatusWritesTest {
     String uid = UUID.randomUUID().toString();
     Service before = service(uid, 80, List.of(), null);
     Condition c = condition("True", "192.0.2.1");
-    OwnStatusWrites.wrote(before, List.of("192.0.2.1"), c);
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), c);
     assertThat(OwnStatusWrites.isEcho(service(uid, 81, List.of("192.0.2.1"), c), before)).as("spec changed").isFalse();
     assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.2"), c), before)).as("other ingress").isFalse();
     assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), condition("True", "x")), before))
@@ -63,16 +63,20 @@ class OwnStatusWritesTest {
     String uid = UUID.randomUUID().toString();
     Service before = service(uid, 80, List.of(), null);
     Condition waiting = condition("False", "no address");
-    OwnStatusWrites.wrote(before, List.of(), waiting);
+    OwnStatusWrites.writing(before, List.of(), waiting);
     assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of(), waiting), before)).isFalse();
 
     Condition served = condition("True", "192.0.2.1");
-    OwnStatusWrites.wrote(before, List.of("192.0.2.1"), served);
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), served);
     OwnStatusWrites.forget(before);
     assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), served), before)).isFalse();
 
-    OwnStatusWrites.wrote(before, List.of("192.0.2.1"), served);
-    OwnStatusWrites.wrote(before, List.of(), null); // unpublished since: the earlier write is no echo any more
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), served);
+    OwnStatusWrites.writing(before, List.of(), null); // unpublished since: the earlier write is no echo any more
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), served), before)).isFalse();
+
+    Object refused = OwnStatusWrites.writing(before, List.of("192.0.2.1"), served);
+    OwnStatusWrites.failed(before, refused); // a 409 or an error: it never comes back
     assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), served), before)).isFalse();
   }
 }
