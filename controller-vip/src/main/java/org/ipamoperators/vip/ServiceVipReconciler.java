@@ -260,6 +260,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     if (context.isPrimaryResourceDeleted()) {
       // Gone from the API, so nothing shows its addresses any more: what this Service (this uid)
       // still holds goes. The event carries its last state.
+      OwnStatusWrites.forget(svc);
       awaitIndex();
       holdingsToRelease(svc, owner).forEach((ip, under) -> drop(Ip.parse(ip), under, owner, memberName(svc)));
       metrics.pending(memberName(svc), false);

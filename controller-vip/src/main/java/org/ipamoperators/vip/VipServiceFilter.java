@@ -8,7 +8,9 @@ import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter
  * Lets through only Services this controller serves, those that carry a finalizer of an older
  * version (removed once) and, on an update, those it served until this change (it lets go of
  * them: unpublish, then release). Everything else in the cluster is never reconciled. Delete
- * events always pass: a deleted Service's claims (if any) are released on its delete event.
+ * events always pass: a deleted Service's claims (if any) are released on its delete event. An update
+ * that is only this process's own status write coming back, after which the Service was served, is
+ * not reconciled again ({@link OwnStatusWrites}).
  */
 public class VipServiceFilter implements OnAddFilter<Service> {
   @Override
@@ -20,6 +22,9 @@ public class VipServiceFilter implements OnAddFilter<Service> {
   public static class OnUpdate implements OnUpdateFilter<Service> {
     @Override
     public boolean accept(Service now, Service before) {
+      if (OwnStatusWrites.isEcho(now, before)) {
+        return false; // only our own write that left it served, coming back
+      }
       return VipServices.handles(now) || VipServices.hasFinalizer(now) || VipServices.handles(before);
     }
   }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.List;
 import java.util.Set;
 import org.ipamoperators.core.address.Ip;
@@ -46,6 +47,17 @@ class ServiceStatusWriterIT {
     Service last = client.services().withName("stale-view").get();
     assertThat(last.getStatus().getConditions()).anySatisfy(c -> assertThat(c.getMessage()).isEqualTo("four"));
     assertThat(VipServices.ingress(last)).as("a condition written from a stale view leaves the ingress alone").isEmpty();
+  }
+
+  @Test
+  void aServiceGoneIsTheClientsNotFound(KubernetesClient client) {
+    Service gone = new ServiceBuilder().withNewMetadata().withName("never-created").withNamespace(client.getNamespace())
+        .withResourceVersion("1").endMetadata().withNewSpec().withType("LoadBalancer").endSpec().build();
+    Ingress.Held held = new Ingress.Held(List.of(Ip.parse("192.0.2.12")));
+    assertThatThrownBy(() -> new ServiceStatusWriter(client).write(gone,
+        held.publishable(List.of(Ip.parse("192.0.2.12"))).orElseThrow(), condition("gone")))
+        .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(404))
+        .hasMessageContaining("never-created");
   }
 
   private static io.fabric8.kubernetes.api.model.Condition condition(String message) {

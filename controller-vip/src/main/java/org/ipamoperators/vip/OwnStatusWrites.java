@@ -1,0 +1,93 @@
+package org.ipamoperators.vip;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Service;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.ipamoperators.vip.api.VipAnnotations;
+
+/**
+ * The status writes of this process that leave a Service served (its condition True), by the
+ * Service's uid, from just before each is sent until the informer brings it back. A Service's update that is only such a
+ * write coming back (spec and metadata unchanged; the ingress and our condition exactly as written)
+ * needs no reconcile: the pass that wrote it had settled the Service, and planning again from its
+ * own result finds nothing to do. Skipping it spares a whole reconcile per Service in a catch-up
+ * (the copy of the Service, its plan, the unchanged status). Any other change, and the periodic
+ * resync, still reconcile; so does a write's echo that this table missed (not skipped, as before).
+ */
+final class OwnStatusWrites {
+  private static final Map<String, Written> WRITTEN = new ConcurrentHashMap<>();
+
+  private OwnStatusWrites() {}
+
+  private record Written(List<String> ingress, String status, String reason, String message) {
+    boolean shownBy(Service s) {
+      if (!ingress.equals(VipServices.ingress(s)) || s.getStatus() == null || s.getStatus().getConditions() == null) {
+        return false;
+      }
+      return s.getStatus().getConditions().stream().filter(c -> VipAnnotations.CONDITION.equals(c.getType()))
+          .anyMatch(c -> status.equals(c.getStatus()) && reason.equals(c.getReason()) && message.equals(c.getMessage()));
+    }
+  }
+
+  /**
+   * Before a status write is sent (its echo may come before its answer): remembered only when it
+   * leaves the Service served, else any earlier write of it is forgotten. Returns what to hand to
+   * {@link #failed} if the write does not succeed.
+   */
+  static Object writing(Service svc, List<String> ingress, Condition condition) {
+    String uid = svc.getMetadata().getUid();
+    if (uid == null) {
+      return null;
+    }
+    if (condition == null || !"True".equals(condition.getStatus()) || condition.getReason() == null
+        || condition.getMessage() == null) {
+      WRITTEN.remove(uid);
+      return null;
+    }
+    Written w = new Written(List.copyOf(ingress), condition.getStatus(), condition.getReason(), condition.getMessage());
+    WRITTEN.put(uid, w);
+    return w;
+  }
+
+  /** The write noted by {@link #writing} was refused or failed: nothing of it comes back. */
+  static void failed(Service svc, Object noted) {
+    String uid = svc.getMetadata().getUid();
+    if (uid != null && noted != null) {
+      WRITTEN.remove(uid, noted);
+    }
+  }
+
+  /** The Service is gone: nothing of it comes back. */
+  static void forget(Service svc) {
+    String uid = svc.getMetadata().getUid();
+    if (uid != null) {
+      WRITTEN.remove(uid);
+    }
+  }
+
+  /**
+   * Whether {@code now} differs from {@code before} only by a status write of this process that left
+   * it served (consumed: the same update is not skipped twice).
+   */
+  static boolean isEcho(Service now, Service before) {
+    String uid = now.getMetadata() == null ? null : now.getMetadata().getUid();
+    Written w = uid == null ? null : WRITTEN.get(uid);
+    if (w == null || before == null || !sameButStatus(now, before) || !w.shownBy(now)) {
+      return false;
+    }
+    return WRITTEN.remove(uid, w);
+  }
+
+  private static boolean sameButStatus(Service now, Service before) {
+    ObjectMeta a = now.getMetadata();
+    ObjectMeta b = before.getMetadata();
+    return b != null && Objects.equals(a.getUid(), b.getUid()) && Objects.equals(a.getGeneration(), b.getGeneration())
+        && Objects.equals(a.getDeletionTimestamp(), b.getDeletionTimestamp())
+        && Objects.equals(a.getLabels(), b.getLabels()) && Objects.equals(a.getAnnotations(), b.getAnnotations())
+        && Objects.equals(a.getFinalizers(), b.getFinalizers()) && Objects.equals(now.getSpec(), before.getSpec());
+  }
+}

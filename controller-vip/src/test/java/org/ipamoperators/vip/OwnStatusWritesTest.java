@@ -1,0 +1,82 @@
+package org.ipamoperators.vip;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.util.List;
+import java.util.UUID;
+import org.ipamoperators.vip.api.VipAnnotations;
+import org.junit.jupiter.api.Test;
+
+/** Which updates of a Service are only this process's own status write coming back. */
+class OwnStatusWritesTest {
+  private static Condition condition(String status, String message) {
+    return new ConditionBuilder().withType(VipAnnotations.CONDITION).withStatus(status).withReason("Assigned")
+        .withMessage(message).build();
+  }
+
+  private static Service service(String uid, int port, List<String> ingress, Condition c) {
+    ServiceBuilder b = new ServiceBuilder().withNewMetadata().withName("s").withNamespace("ns").withUid(uid)
+        .withResourceVersion(Integer.toString(port + ingress.size())).endMetadata()
+        .withNewSpec().withType("LoadBalancer").addNewPort().withPort(port).endPort().endSpec();
+    Service s = b.build();
+    if (c != null) {
+      s = new ServiceBuilder(s).withNewStatus().withNewLoadBalancer()
+          .withIngress(ingress.stream().map(ip -> new io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder()
+              .withIp(ip).build()).toList()).endLoadBalancer().withConditions(c).endStatus().build();
+    }
+    return s;
+  }
+
+  @Test
+  void theEchoOfAWriteThatLeftTheServiceServedIsSkippedOnce() {
+    String uid = UUID.randomUUID().toString();
+    Service before = service(uid, 80, List.of(), null);
+    Condition c = condition("True", "192.0.2.1");
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), c);
+    Service now = service(uid, 80, List.of("192.0.2.1"), c);
+    assertThat(OwnStatusWrites.isEcho(now, before)).isTrue();
+    assertThat(OwnStatusWrites.isEcho(now, before)).as("consumed").isFalse();
+  }
+
+  @Test
+  void anyOtherChangeIsNotAnEcho() {
+    String uid = UUID.randomUUID().toString();
+    Service before = service(uid, 80, List.of(), null);
+    Condition c = condition("True", "192.0.2.1");
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), c);
+    assertThat(OwnStatusWrites.isEcho(service(uid, 81, List.of("192.0.2.1"), c), before)).as("spec changed").isFalse();
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.2"), c), before)).as("other ingress").isFalse();
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), condition("True", "x")), before))
+        .as("other condition").isFalse();
+    Service relabelled = service(uid, 80, List.of("192.0.2.1"), c);
+    relabelled.getMetadata().setLabels(java.util.Map.of("a", "b"));
+    assertThat(OwnStatusWrites.isEcho(relabelled, before)).as("labels changed").isFalse();
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), c), before)).as("still waiting").isTrue();
+  }
+
+  @Test
+  void aWriteThatLeftItWaitingOrAForgottenServiceIsNeverSkipped() {
+    String uid = UUID.randomUUID().toString();
+    Service before = service(uid, 80, List.of(), null);
+    Condition waiting = condition("False", "no address");
+    OwnStatusWrites.writing(before, List.of(), waiting);
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of(), waiting), before)).isFalse();
+
+    Condition served = condition("True", "192.0.2.1");
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), served);
+    OwnStatusWrites.forget(before);
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), served), before)).isFalse();
+
+    OwnStatusWrites.writing(before, List.of("192.0.2.1"), served);
+    OwnStatusWrites.writing(before, List.of(), null); // unpublished since: the earlier write is no echo any more
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), served), before)).isFalse();
+
+    Object refused = OwnStatusWrites.writing(before, List.of("192.0.2.1"), served);
+    OwnStatusWrites.failed(before, refused); // a 409 or an error: it never comes back
+    assertThat(OwnStatusWrites.isEcho(service(uid, 80, List.of("192.0.2.1"), served), before)).isFalse();
+  }
+}
