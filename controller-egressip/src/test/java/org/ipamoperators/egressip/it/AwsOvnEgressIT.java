@@ -222,10 +222,14 @@ class AwsOvnEgressIT {
         .filter(e -> ipam.equals(e.getInvolvedObject().getName()) && LEFT.equals(e.getReason()))
         .mapToInt(e -> e.getCount() == null ? 1 : e.getCount()).sum()).as("told once, not every pass").isEqualTo(1);
 
-    // OpenShift's CNCC attaches where OVN placed the address (played here by hand): this controller
-    // leaves it there in its passes and at the IPAM's deletion (CNCC detaches once the EgressIP is gone)
-    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(eniOf("a2").networkInterfaceId())
-        .privateIpAddresses(expect.toString()));
+    // OpenShift's CNCC attaches where OVN placed the address (played here by hand), on an ENI that
+    // still carries this controller's ownership tag for it (attached by an earlier version, before
+    // OpenShift took over): this controller leaves it there in its passes and at the IPAM's deletion
+    // (CNCC detaches once the EgressIP is gone); no call of ours moves or detaches it.
+    String a2Eni = eniOf("a2").networkInterfaceId();
+    ec2.assignPrivateIpAddresses(r -> r.networkInterfaceId(a2Eni).privateIpAddresses(expect.toString()));
+    ec2.createTags(r -> r.resources(a2Eni).tags(software.amazon.awssdk.services.ec2.model.Tag.builder()
+        .key(org.ipamoperators.cloud.aws.Ec2NodeNetwork.OWNED_TAGS_PREFIX + "0").value(expect.toString()).build()));
     cluster.label("a2", "example.org/poke", "1"); // another pass
     Thread.sleep(2000);
     assertThat(onEni("a2")).containsExactly(expect.toString());
