@@ -220,7 +220,7 @@ class AwsOvnEgressIT {
     assertThat(onEni("a2")).isEmpty();
     assertThat(client.v1().events().inAnyNamespace().list().getItems().stream()
         .filter(e -> ipam.equals(e.getInvolvedObject().getName()) && LEFT.equals(e.getReason()))
-        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount()).sum()).as("told once, not every pass").isEqualTo(1);
+        .mapToInt(e -> e.getCount() == null ? 1 : e.getCount()).sum()).as("one Event, not one per pass").isEqualTo(1);
 
     // OpenShift's CNCC attaches where OVN placed the address (played here by hand), on an ENI that
     // still carries this controller's ownership tag for it (attached by an earlier version, before
