@@ -88,6 +88,7 @@ import org.ipamoperators.egressip.network.OvnWriter;
 import org.ipamoperators.egressip.network.Platform;
 import org.ipamoperators.egressip.network.SdnWriter;
 import org.ipamoperators.egressip.plan.ClaimFact;
+import org.ipamoperators.egressip.plan.CloudAttachment;
 import org.ipamoperators.egressip.plan.EgressDecision;
 import org.ipamoperators.egressip.plan.EgressInputs;
 import org.ipamoperators.egressip.plan.EgressPlan;
@@ -144,6 +145,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   // Orphans seen by the previous passes, per IPAM: memory only; after a restart the grace starts
   // over, which only delays a take-off (see Orphans).
   private final Map<String, Orphans.Watch> orphanWatch = new ConcurrentHashMap<>();
+  // Who attached in the previous pass, per IPAM: only so the Event telling it is left to OpenShift
+  // comes once per change (again after a restart), not every pass.
+  private final Map<String, CloudAttachment> attachmentTold = new ConcurrentHashMap<>();
   private volatile Orphans.Grace orphanGrace = new Orphans.Grace(
       Duration.ofSeconds(Long.getLong("ipam.egressip.orphanGraceSeconds", 30)),
       Integer.getInteger("ipam.egressip.orphanGracePasses", 2));
@@ -527,7 +531,6 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     NodeNetworks.Selection selection = networks.select(platform);
     NodeNetwork nodeNetwork = selection.network().configuredBy(annotations(ipam));
     NetworkCapabilities caps = nodeNetwork.capabilities();
-    boolean cloudWithoutModule = platform.needsCloudApi() && !caps.requiresApiCalls();
 
     // 1. Fetch.
     long fetchStart = System.nanoTime();
@@ -538,6 +541,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     Map<Ip, Held> ourClaims = new HashMap<>();
     List<ClaimFact> claimFacts = claimFacts(name, ourClaims);
     List<Node> allNodes = nodes.list(n -> true).toList();
+    // Who attaches to the cloud interfaces: on OVN-Kubernetes where OpenShift does (CNCC), not us.
+    // Reading the cloud for the addresses in use in the subnets (seesForeignAddresses) is another
+    // path and stays: allocation still skips what other resources use.
+    CloudAttachment attachment = cloudAttachment(platform, caps, network, allNodes);
+    boolean attaches = attachment.byThisController();
+    boolean cloudWithoutModule = attachment == CloudAttachment.MISSING_MODULE;
     Collection<HostSubnet> subnets = network == NetworkType.OPENSHIFT_SDN ? hostSubnetView() : List.of();
     Map<String, Set<Ip>> sdnHosting = new HashMap<>();
     Map<String, Ip> hostIps = new HashMap<>();
@@ -554,7 +563,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       Map<String, String> labels = EgressFacts.labels(n);
       String providerId = EgressFacts.providerId(n);
       NodeFacts.CloudView cloud = null;
-      if (caps.requiresApiCalls() && EgressPolicy.describes(ipam.getSpec(), labels, providerId != null)) {
+      if (attaches && EgressPolicy.describes(ipam.getSpec(), labels, providerId != null)) {
         List<Ip> own = new ArrayList<>(EgressFacts.ownAddresses(n, hostIps.get(nodeName)));
         try {
           NodeAttachment a = nodeNetwork.describe(new NodeRef(nodeName, providerId, labels, own));
@@ -582,7 +591,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       }
     }
     EgressInputs inputs = new EgressInputs(name, ipam.getSpec(), wanting, claimFacts, nodeFacts,
-        new EgressInputs.PlatformNetwork(caps.requiresApiCalls(), caps.reportsCapacity(), caps.seesForeignAddresses(),
+        new EgressInputs.PlatformNetwork(attaches, caps.reportsCapacity(), caps.seesForeignAddresses(),
             platform.needsCloudApi()), inUse);
 
     // 2. Decide: again only what changed since the previous pass, in full now and then to check.
@@ -701,7 +710,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     List<String> failures = new ArrayList<>(decision.platformProblems());
     Set<Ip> servedIps = new HashSet<>();
     served.values().forEach(servedIps::addAll);
-    List<AddressChange> changes = EgressPolicy.cloudChanges(plan, servedIps, caps.requiresApiCalls());
+    // Left to OpenShift: not even the placement's moves go to the cloud (OVN places, CNCC attaches).
+    List<AddressChange> changes = attachment == CloudAttachment.OPENSHIFT ? List.of()
+        : EgressPolicy.cloudChanges(plan, servedIps, attaches);
     Set<Ip> detachFailed = new HashSet<>();
     Set<Ip> detachAnswered = new HashSet<>();
     List<String> cloudFailures = new ArrayList<>();
@@ -729,7 +740,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     release(releaseAfterDetach.stream().filter(ip -> detachAnswered.contains(ip) && !detachFailed.contains(ip))
         .map(ourClaims::get).filter(h -> !stillShown.contains(h.namespace())).toList());
-    if (caps.requiresApiCalls() && !decision.orphans().due().isEmpty()) {
+    if (attaches && !decision.orphans().due().isEmpty()) {
       cloudFailures.addAll(takeOffOrphans(ipam, nodeNetwork, decision.orphans().due(), now));
     }
     failures.addAll(cloudFailures);
@@ -769,12 +780,19 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
         events.warning(n, "EgressIPUnplaceable", u.message());
       }
     }
+    if (attachment == CloudAttachment.OPENSHIFT && attachmentTold.get(name) != CloudAttachment.OPENSHIFT) {
+      events.normal(ipam, "CloudAttachmentLeftToOpenShift", attachment.statusNote());
+    }
+    attachmentTold.put(name, attachment);
     boolean ok = failures.isEmpty() && network != NetworkType.NONE;
     String reason = network == NetworkType.NONE ? "UnsupportedNetwork"
         : failures.isEmpty() ? "Reconciled" : "NetworkWriteFailed";
     String message = network == NetworkType.NONE
         ? "neither OpenShift SDN (HostSubnet) nor OVN-Kubernetes (EgressIP) is served by this cluster; addresses are allocated but not configured"
         : failures.isEmpty() ? selection.description() : String.join("; ", failures);
+    if (attachment.statusNote() != null) {
+      message = message.isEmpty() ? attachment.statusNote() : message + "; " + attachment.statusNote();
+    }
     EgressIPAM patch = status(ipam, network, platform, plan, ok, reason, message, failures, decision.capacityProblems());
     Duration next = decision.nextReview();
     if (retry) {
@@ -783,6 +801,13 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
     }
     return patchIfChanged(ipam, patch, next);
+  }
+
+  /** Who attaches the addresses to the nodes' cloud interfaces (see {@link CloudAttachment}). */
+  private static CloudAttachment cloudAttachment(Platform platform, NetworkCapabilities caps, NetworkType network,
+      List<Node> allNodes) {
+    return CloudAttachment.decide(platform.needsCloudApi(), caps.requiresApiCalls(), network,
+        CloudAttachment.openShiftAttaches(allNodes.stream().map(EgressIPAMReconciler::annotations).toList()));
   }
 
   /**
@@ -1029,7 +1054,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   public DeleteControl cleanup(EgressIPAM ipam, Context<EgressIPAM> context) {
     String name = ipam.getMetadata().getName();
     NetworkType network = detector.detect();
-    NodeNetwork nodeNetwork = networks.select(platforms.current()).network();
+    Platform platform = platforms.current();
+    NodeNetwork nodeNetwork = networks.select(platform).network();
     Map<Ip, Held> held = new LinkedHashMap<>();
     List<String> unparsable = new ArrayList<>();
     for (IPClaim c : ledger.claimsOfPool(pool(name))) {
@@ -1075,7 +1101,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     // failed is kept (and the finalizer with it) so the next attempt knows what to take off.
     Set<Ip> keep = new HashSet<>();
     boolean undescribed = false;
-    if (nodeNetwork.capabilities().requiresApiCalls()) {
+    // Left to OpenShift (OVN-Kubernetes with CNCC): it detaches once our EgressIPs are gone.
+    if (cloudAttachment(platform, nodeNetwork.capabilities(), network, allNodes).byThisController()) {
       List<AddressChange> detach = new ArrayList<>();
       for (Node n : allNodes) {
         String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
@@ -1113,6 +1140,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     metrics.forget(name);
     failureHistory.remove(name);
     orphanWatch.remove(name);
+    attachmentTold.remove(name);
     plans.remove(name);
     lastFullPlan.remove(name);
     if (!failures.isEmpty()) {

@@ -22,7 +22,7 @@ import org.ipamoperators.egressip.api.EgressAnnotations;
 /**
  * The fields the egress controller reads, and only those, as the informers keep them: a namespace
  * is its name, uid and our three annotations (not its labels, managedFields, spec or status); a
- * node its labels, two annotations, providerID, Ready condition and addresses (not its images or
+ * node its labels, three annotations, providerID, Ready condition and addresses (not its images or
  * managedFields). At 10,000 namespaces and real nodes this is most of the operator's heap.
  * Nothing trimmed is ever written back whole: writes are merge patches of the fields we own.
  */
@@ -84,7 +84,7 @@ final class Trimmed {
   static Node node(Node n) {
     Node out = new Node();
     out.setMetadata(meta(n.getMetadata(), only(n.getMetadata().getAnnotations(), EgressAnnotations.NODE_CAPACITY,
-        EgressAnnotations.MANAGED_BY), n.getMetadata().getLabels(), false));
+        EgressAnnotations.MANAGED_BY, EgressAnnotations.CLOUD_EGRESS_IPCONFIG), n.getMetadata().getLabels(), false));
     if (n.getSpec() != null && n.getSpec().getProviderID() != null) {
       NodeSpec spec = new NodeSpec();
       spec.setProviderID(n.getSpec().getProviderID());

@@ -18,6 +18,13 @@ public final class EgressAnnotations {
   public static final String NODE_CAPACITY = "ipam.ipamoperators.org/egress-capacity";
   /** On a Node, for OVN-Kubernetes: the node may host egress IPs. */
   public static final String OVN_EGRESS_ASSIGNABLE = "k8s.ovn.org/egress-assignable";
+  /**
+   * On a Node, written by OpenShift's cloud-network-config-controller (4.10+, on a public cloud): the
+   * node's interface, subnet and egress capacity, a JSON list such as {@code
+   * [{"interface":"eni-...","ifaddr":{"ipv4":"10.0.128.0/18"},"capacity":{"ipv4":14,"ipv6":15}}]}. Its
+   * presence tells that OpenShift attaches egress addresses to the nodes' interfaces itself.
+   */
+  public static final String CLOUD_EGRESS_IPCONFIG = "cloud.network.openshift.io/egress-ipconfig";
   /** On objects we write (EgressIP, nodes we labelled): which EgressIPAM manages them. */
   public static final String MANAGED_BY = "ipam.ipamoperators.org/egressipam";
   public static final String FINALIZER = "ipam.ipamoperators.org/egressipam-cleanup";
