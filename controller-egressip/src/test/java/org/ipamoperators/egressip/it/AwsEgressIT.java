@@ -127,17 +127,12 @@ class AwsEgressIT {
   }
 
   private NetworkInterface eniOf(String node) {
-    String id = ec2.describeInstances(r -> r.instanceIds(instances.get(node))).reservations().get(0).instances()
-        .get(0).networkInterfaces().stream().filter(n -> n.attachment().deviceIndex() == 0).findFirst()
-        .orElseThrow().networkInterfaceId();
-    return ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(id)).networkInterfaces().get(0);
+    return Enis.primary(ec2, instances.get(node));
   }
 
   /** The secondary addresses on the node's device-index-0 ENI. */
   private Set<String> onEni(String node) {
-    Set<String> out = new TreeSet<>();
-    eniOf(node).privateIpAddresses().stream().filter(a -> !a.primary()).forEach(a -> out.add(a.privateIpAddress()));
-    return out;
+    return Enis.secondaryAddresses(ec2, instances.get(node));
   }
 
   private Set<String> ownedTags(String node) {

@@ -71,14 +71,7 @@ class AwsOvnEgressIT {
 
   @BeforeAll
   static void noSdnHere(KubeApiServer server) {
-    // Another test class of this JVM may have installed OpenShift SDN's CRDs: this cluster is OVN.
-    try (KubernetesClient c = server.newClient()) {
-      for (String crd : List.of("hostsubnets.network.openshift.io", "netnamespaces.network.openshift.io")) {
-        c.apiextensions().v1().customResourceDefinitions().withName(crd).delete();
-      }
-      await().atMost(Duration.ofSeconds(30)).until(() -> c.getApiGroups().getGroups().stream()
-          .noneMatch(g -> g.getName().equals("network.openshift.io")));
-    }
+    EgressCluster.withoutOpenShiftSdn(server);
   }
 
   @BeforeEach
@@ -140,17 +133,12 @@ class AwsOvnEgressIT {
   }
 
   private NetworkInterface eniOf(String node) {
-    String id = ec2.describeInstances(r -> r.instanceIds(instances.get(node))).reservations().get(0).instances()
-        .get(0).networkInterfaces().stream().filter(n -> n.attachment().deviceIndex() == 0).findFirst()
-        .orElseThrow().networkInterfaceId();
-    return ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(id)).networkInterfaces().get(0);
+    return Enis.primary(ec2, instances.get(node));
   }
 
   /** The secondary addresses on the node's device-index-0 ENI. */
   private Set<String> onEni(String node) {
-    Set<String> out = new TreeSet<>();
-    eniOf(node).privateIpAddresses().stream().filter(a -> !a.primary()).forEach(a -> out.add(a.privateIpAddress()));
-    return out;
+    return Enis.secondaryAddresses(ec2, instances.get(node));
   }
 
   /** The lowest address of the subnet that is neither AWS-reserved nor on any ENI. */

@@ -188,6 +188,20 @@ final class EgressCluster implements AutoCloseable {
   }
 
   /** A short, valid, per-test name prefix from the test method's name. */
+  /**
+   * Removes OpenShift SDN's CRDs, which another test class of this JVM may have installed, and waits until their
+   * group is gone: the cluster is then OVN-Kubernetes to the controller.
+   */
+  static void withoutOpenShiftSdn(org.ipamoperators.testsupport.kube.KubeApiServer server) {
+    try (KubernetesClient c = server.newClient()) {
+      for (String crd : java.util.List.of("hostsubnets.network.openshift.io", "netnamespaces.network.openshift.io")) {
+        c.apiextensions().v1().customResourceDefinitions().withName(crd).delete();
+      }
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() -> c.getApiGroups()
+          .getGroups().stream().noneMatch(g -> g.getName().equals("network.openshift.io")));
+    }
+  }
+
   static String prefix(org.junit.jupiter.api.TestInfo info) {
     String p = info.getTestMethod().orElseThrow().getName().replaceAll("[A-Z]", "").toLowerCase();
     return (p.length() > 12 ? p.substring(0, 12) : p) + Integer.toHexString(info.getDisplayName().hashCode() & 0xfff);

@@ -50,14 +50,7 @@ class OvnEgressIT {
 
   @BeforeAll
   static void noSdnHere(KubeApiServer server) {
-    // Another test class of this JVM may have installed OpenShift SDN's CRDs: this cluster is OVN.
-    try (KubernetesClient c = server.newClient()) {
-      for (String crd : List.of("hostsubnets.network.openshift.io", "netnamespaces.network.openshift.io")) {
-        c.apiextensions().v1().customResourceDefinitions().withName(crd).delete();
-      }
-      await().atMost(Duration.ofSeconds(30)).until(() -> c.getApiGroups().getGroups().stream()
-          .noneMatch(g -> g.getName().equals("network.openshift.io")));
-    }
+    EgressCluster.withoutOpenShiftSdn(server);
   }
 
   @BeforeEach
