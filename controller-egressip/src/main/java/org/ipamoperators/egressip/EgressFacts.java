@@ -49,6 +49,31 @@ public final class EgressFacts {
     return o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels();
   }
 
+  /** The addresses a namespace's egressips annotation names (entries that are not addresses left out). */
+  public static Set<Ip> annotatedAddresses(Namespace ns) {
+    return addresses(annotations(ns).get(EgressAnnotations.EGRESSIPS) == null ? List.of()
+        : List.of(annotations(ns).get(EgressAnnotations.EGRESSIPS).split(",")));
+  }
+
+  /** The addresses an OVN-Kubernetes EgressIP's {@code spec.egressIPs} names. */
+  public static Set<Ip> egressIpAddresses(io.fabric8.kubernetes.api.model.GenericKubernetesResource e) {
+    Object spec = e.getAdditionalProperties().get("spec");
+    Object ips = spec instanceof Map<?, ?> m ? m.get("egressIPs") : null;
+    return ips instanceof List<?> l ? addresses(l.stream().map(String::valueOf).toList()) : Set.of();
+  }
+
+  private static Set<Ip> addresses(List<String> texts) {
+    Set<Ip> out = new HashSet<>();
+    for (String t : texts) {
+      try {
+        out.add(Ip.parse(t.trim()));
+      } catch (IllegalArgumentException e) {
+        // not an address: shows nothing
+      }
+    }
+    return out;
+  }
+
   /** Whether a namespace opts in to the named EgressIPAM. */
   public static boolean optsIn(Namespace ns, String ipam) {
     return ipam.equals(annotations(ns).get(EgressAnnotations.EGRESSIPAM));

@@ -39,6 +39,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -94,6 +95,7 @@ import org.ipamoperators.egressip.plan.EgressInputs;
 import org.ipamoperators.egressip.plan.EgressPlan;
 import org.ipamoperators.egressip.plan.EgressPlanner;
 import org.ipamoperators.egressip.plan.EgressPolicy;
+import org.ipamoperators.egressip.plan.EgressWrites;
 import org.ipamoperators.egressip.plan.NamespaceProblem;
 import org.ipamoperators.egressip.plan.NamespaceState;
 import org.ipamoperators.egressip.plan.NodeFacts;
@@ -121,9 +123,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   static final String LABEL_PUBLISHED = EgressFacts.LABEL_PUBLISHED;
   static final String LABEL_ORIGIN = "ipam.ipamoperators.org/origin";
   private static final Logger LOG = LoggerFactory.getLogger(EgressIPAMReconciler.class);
-  private static final Duration RETRY_SOON = Duration.ofSeconds(2);
   private static final Duration CLOUD_RETRY = Duration.ofSeconds(10);
   private static final String BY_IPAM = "egressipam";
+  private static final String BY_EGRESS_IP = "egressip";
 
   private final KubernetesClient client;
   private final ClusterLedger ledger;
@@ -148,6 +150,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   // Who attached in the previous pass, per IPAM: only so the Event telling it is left to OpenShift
   // comes once per change (again after a restart), not every pass.
   private final Map<String, CloudAttachment> attachmentTold = new ConcurrentHashMap<>();
+  private final RetryBackoff backoff = new RetryBackoff(Duration.ofSeconds(2), Duration.ofMinutes(1));
   private volatile Orphans.Grace orphanGrace = new Orphans.Grace(
       Duration.ofSeconds(Long.getLong("ipam.egressip.orphanGraceSeconds", 30)),
       Integer.getInteger("ipam.egressip.orphanGracePasses", 2));
@@ -318,6 +321,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
             .withSecondaryToPrimaryMapper(n -> allIpams(context))
             .withOnUpdateFilter((now, before) -> !Objects.equals(now.getEgressIPs(), before.getEgressIPs()))
             .build(), context);
+        netNamespaces.addIndexers(Map.of(BY_EGRESS_IP, n -> n.getEgressIPs() == null ? List.of() : n.getEgressIPs()));
         sources.add(hostSubnets);
         sources.add(netNamespaces);
       }
@@ -614,132 +618,29 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
           decision.capacityProblems()), null);
     }
 
-    // 3. Persist. Release what this IPAM no longer needs (before claiming: a freed address may be reused now).
+    // 3. Apply, in the order EgressWrites gives: unpublish, claim and publish, cloud, network, release.
     long persistStart = System.nanoTime();
+    List<String> failures = new ArrayList<>(decision.platformProblems());
     Set<String> cleared = new HashSet<>();
-    List<Ip> releaseAfterDetach = new ArrayList<>();
-    List<Held> releaseNow = new ArrayList<>();
-    boolean releasesHeldBack = false;
     for (Ip ip : plan.toRelease()) {
-      Held c = ourClaims.get(ip);
-      String ns = c.namespace();
-      if (decision.attached().contains(ip)) {
-        // Still on a node's interface: the claim stays until the cloud has let go of it, so a
-        // failed detach is retried rather than leaving an address nobody accounts for.
-        releaseAfterDetach.add(ip);
-      } else if (decision.attachmentsUnknown()) {
-        // A node's interface could not be read (throttled, 5xx): the address may be on it, and
-        // a claim released now would leave it there with no owner. Kept until the cloud answers.
-        releasesHeldBack = true;
-      } else {
-        releaseNow.add(c);
-      }
+      String ns = ourClaims.get(ip).namespace();
       if (!plan.served().containsKey(ns) && namespace(ns) != null) {
         cleared.add(ns);
       }
     }
-    // Break before make: a namespace that left this IPAM (or is being deleted: it may stay Terminating for long)
-    // loses the annotation this IPAM wrote before its addresses are released, since a released address may go to
-    // another namespace in this very pass. One whose annotation could not be removed keeps its claims until a later
-    // pass.
-    Set<String> stillShown = new HashSet<>();
-    for (String ns : cleared) {
-      Namespace n = namespace(ns);
-      boolean left = n != null && (!name.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
-          || n.getMetadata().getDeletionTimestamp() != null);
-      if (left && annotations(n).containsKey(EgressAnnotations.EGRESSIPS) && !removeAnnotation(ns)) {
-        stillShown.add(ns);
-      }
-    }
-    release(releaseNow.stream().filter(h -> !stillShown.contains(h.namespace())).toList());
-    // Claim every namespace's missing addresses at once (one write per block touched), then per
-    // namespace, in parallel (namespaces are independent): all its addresses or none, published in
-    // the annotation.
+    List<String> unpublishFailures = unpublishLeavers(name, cleared);
+    failures.addAll(unpublishFailures);
     Map<String, List<Ip>> served = new ConcurrentSkipListMap<>(plan.served());
-    AtomicBoolean retryFlag = new AtomicBoolean();
-    List<Callable<Void>> tasks = new ArrayList<>();
-    boolean discoveryRetry = false;
-    Map<String, List<Ip>> claiming = new LinkedHashMap<>();
-    for (String ns : plan.served().keySet()) {
-      IpRange unknown = decision.deferred().get(ns);
-      if (unknown != null) {
-        served.remove(ns);
-        discoveryRetry = true;
-        events.warning(opted.get(ns), "EgressIPPending", "the addresses in use in " + unknown
-            + " could not be discovered; " + plan.toClaim().get(ns) + " will be claimed once they are");
-        continue;
-      }
-      List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
-      String value = plan.annotations().get(ns);
-      boolean recordMissing = !Objects.equals(annotations(opted.get(ns)).get(EgressAnnotations.EGRESSIPS_PUBLISHED),
-          value == null ? annotations(opted.get(ns)).get(EgressAnnotations.EGRESSIPS) : value);
-      if (toClaim.isEmpty() && value == null && !recordMissing) {
-        continue; // nothing to write
-      }
-      claiming.put(ns, toClaim);
-    }
-    Map<Ip, BlockClaim> claimed = claimAll(name, opted, claiming);
-    Map<Ip, ClaimOwner> giveBack = new ConcurrentHashMap<>();
-    for (var e : claiming.entrySet()) {
-      String ns = e.getKey();
-      List<Ip> toClaim = e.getValue();
-      String value = plan.annotations().get(ns);
-      tasks.add(() -> {
-        if (!allClaimed(opted.get(ns), toClaim, claimed, giveBack) || !publish(opted.get(ns), value)) {
-          served.remove(ns);
-          retryFlag.set(true);
-        }
-        return null;
-      });
-    }
-    try {
-      for (var f : writers.invokeAll(tasks)) {
-        f.get();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while publishing addresses", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e.getCause());
-    }
-    if (!giveBack.isEmpty()) {
-      blockLedger.releaseAll(giveBack); // addresses of namespaces that did not get all of theirs
-    }
-    boolean retry = retryFlag.get() || !stillShown.isEmpty();
+    boolean claimRetry = claimAndPublish(name, plan, decision, opted, served);
+    boolean discoveryRetry = !decision.deferred().isEmpty();
     // The platform (attach to interfaces: a no-op on bare metal), then the cluster network.
-    List<String> failures = new ArrayList<>(decision.platformProblems());
     Set<Ip> servedIps = new HashSet<>();
     served.values().forEach(servedIps::addAll);
     // Left to OpenShift: not even the placement's moves go to the cloud (OVN places, CNCC attaches).
     List<AddressChange> changes = attachment == CloudAttachment.OPENSHIFT ? List.of()
         : EgressPolicy.cloudChanges(plan, servedIps, attaches);
-    Set<Ip> detachFailed = new HashSet<>();
-    Set<Ip> detachAnswered = new HashSet<>();
-    List<String> cloudFailures = new ArrayList<>();
-    boolean cloudRetry = false;
-    for (AddressChangeResult r : changes.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(changes)) {
-      if (r.change().kind() == AddressChange.Kind.DETACH) {
-        detachAnswered.add(r.change().address());
-      }
-      if (r.outcome() == AddressChangeResult.Outcome.FAILED) {
-        if (r.change().kind() == AddressChange.Kind.DETACH) {
-          detachFailed.add(r.change().address());
-        }
-        cloudRetry |= r.retryable();
-        cloudFailures.add(r.change().kind() + " " + r.change().address() + " on "
-            + (r.change().toNode() != null ? r.change().toNode() : r.change().fromNode()) + ": "
-            + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
-      }
-    }
-    // Released only once the cloud answered its detach: an address on an interface whose detach was not
-    // even asked in this pass keeps its claim (and the next pass asks), never left there unowned.
-    List<Ip> notAsked = releaseAfterDetach.stream().filter(ip -> !detachAnswered.contains(ip)).toList();
-    if (!notAsked.isEmpty()) {
-      LOG.info("IPAM {}: {} still on an interface and not detached in this pass: kept for the next one", name, notAsked);
-      releasesHeldBack = true;
-    }
-    release(releaseAfterDetach.stream().filter(ip -> detachAnswered.contains(ip) && !detachFailed.contains(ip))
-        .map(ourClaims::get).filter(h -> !stillShown.contains(h.namespace())).toList());
+    CloudOutcome cloud = applyCloud(nodeNetwork, changes);
+    List<String> cloudFailures = new ArrayList<>(cloud.failures());
     if (attaches && !decision.orphans().due().isEmpty()) {
       cloudFailures.addAll(takeOffOrphans(ipam, nodeNetwork, decision.orphans().due(), now));
     }
@@ -752,14 +653,30 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     long networkStart = System.nanoTime();
     metrics.step(name, "claim+publish", Duration.ofNanos(networkStart - persistStart));
+    if (network == NetworkType.OPENSHIFT_SDN) {
+      cleared.addAll(EgressWrites.toClear(served, netNamespacesShowing(ourClaims.keySet())));
+    }
     NetworkWrite write = EgressPolicy.networkWrite(name, ipam.getSpec(), plan, served, cleared, decision.nodes(),
-        platform.needsCloudApi());
-    failures.addAll(switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject, writers)
-          .apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client, egressIpView(), writers).apply(write, allNodes);
-      case NONE -> List.<String>of();
-    });
+        platform.needsCloudApi()).withForeign(foreignIn(ipam, claimFacts));
+    List<String> networkFailures = writeNetwork(network, write, subnets, allNodes);
+    failures.addAll(networkFailures);
+    List<String> writeFailures = new ArrayList<>(unpublishFailures);
+    writeFailures.addAll(networkFailures);
+    if (!writeFailures.isEmpty()) {
+      events.warning(ipam, "NetworkWriteFailed", String.join("; ", writeFailures));
+    }
+    // Released last, and only what no place shows any more (see EgressWrites).
+    EgressWrites.Release released = EgressWrites.release(plan.toRelease(),
+        new ShownAfterWrites(name, network, ourClaims, true, decision.attached(), decision.attachmentsUnknown(),
+            cloud.detached())::find);
+    release(released.now().stream().map(ourClaims::get).toList());
+    if (!released.kept().isEmpty()) {
+      LOG.info("IPAM {}: {}", name, released.describeKept());
+    }
+    boolean heldOnNetwork = released.kept().values().stream()
+        .anyMatch(s -> s.surface() != EgressWrites.Surface.INTERFACE);
+    boolean heldOnInterface = released.kept().values().stream()
+        .anyMatch(s -> s.surface() == EgressWrites.Surface.INTERFACE);
     if (cloudWithoutModule) {
       failures.add("platform " + platform.type() + " needs its cloud module to attach egress IPs to the nodes' "
           + "interfaces, and none is configured" + (selection.problem() == null ? "" : " (" + selection.problem() + ")")
@@ -795,12 +712,227 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     EgressIPAM patch = status(ipam, network, platform, plan, ok, reason, message, failures, decision.capacityProblems());
     Duration next = decision.nextReview();
-    if (retry) {
-      next = RETRY_SOON;
-    } else if ((cloudRetry || discoveryRetry || releasesHeldBack) && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
-      next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
+    if (claimRetry || !writeFailures.isEmpty() || heldOnNetwork) {
+      next = backoff.next(name); // a refused write: again, later each time, until it goes through
+    } else {
+      backoff.reset(name);
+      if ((cloud.retry() || discoveryRetry || heldOnInterface)
+          && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
+        next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
+      }
     }
     return patchIfChanged(ipam, patch, next);
+  }
+
+
+  /** What the cloud step did: its failures, whether one may pass, and the detaches it answered. */
+  private record CloudOutcome(List<String> failures, boolean retry, Set<Ip> detached) {}
+
+  /**
+   * Step 1 of a pass: a namespace that left this IPAM (or is being deleted: it may stay Terminating for long) loses
+   * the annotation this IPAM wrote. Returns one message per namespace whose annotation could not be removed; its
+   * addresses stay claimed (the release finds them still shown) and a later pass removes it again.
+   */
+  private List<String> unpublishLeavers(String ipam, Set<String> cleared) {
+    List<String> failures = new ArrayList<>();
+    for (String ns : cleared) {
+      Namespace n = namespace(ns);
+      boolean left = n != null && (!ipam.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
+          || n.getMetadata().getDeletionTimestamp() != null);
+      if (left && annotations(n).containsKey(EgressAnnotations.EGRESSIPS)) {
+        String refused = removeAnnotation(ns);
+        if (refused != null) {
+          failures.add("Namespace " + ns + ": " + refused);
+        }
+      }
+    }
+    return failures;
+  }
+
+  /**
+   * Step 2: every namespace's missing addresses claimed at once (one write per block touched), then per namespace,
+   * in parallel (namespaces are independent), all its addresses or none, published in the annotation. A namespace
+   * that did not get all of them leaves {@code served} and gives back what it got. True when a later pass must try
+   * again.
+   */
+  private boolean claimAndPublish(String ipam, EgressPlan plan, EgressDecision decision, Map<String, Namespace> opted,
+      Map<String, List<Ip>> served) {
+    Map<String, List<Ip>> claiming = new LinkedHashMap<>();
+    for (String ns : plan.served().keySet()) {
+      IpRange unknown = decision.deferred().get(ns);
+      if (unknown != null) {
+        served.remove(ns);
+        events.warning(opted.get(ns), "EgressIPPending", "the addresses in use in " + unknown
+            + " could not be discovered; " + plan.toClaim().get(ns) + " will be claimed once they are");
+        continue;
+      }
+      List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
+      String value = plan.annotations().get(ns);
+      boolean recordMissing = !Objects.equals(annotations(opted.get(ns)).get(EgressAnnotations.EGRESSIPS_PUBLISHED),
+          value == null ? annotations(opted.get(ns)).get(EgressAnnotations.EGRESSIPS) : value);
+      if (toClaim.isEmpty() && value == null && !recordMissing) {
+        continue; // nothing to write
+      }
+      claiming.put(ns, toClaim);
+    }
+    Map<Ip, BlockClaim> claimed = claimAll(ipam, opted, claiming);
+    Map<Ip, ClaimOwner> giveBack = new ConcurrentHashMap<>();
+    AtomicBoolean retry = new AtomicBoolean();
+    List<Callable<Void>> tasks = new ArrayList<>();
+    for (var e : claiming.entrySet()) {
+      String ns = e.getKey();
+      String value = plan.annotations().get(ns);
+      tasks.add(() -> {
+        if (!allClaimed(opted.get(ns), e.getValue(), claimed, giveBack) || !publish(opted.get(ns), value)) {
+          served.remove(ns);
+          retry.set(true);
+        }
+        return null;
+      });
+    }
+    try {
+      for (var f : writers.invokeAll(tasks)) {
+        f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing addresses", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+    if (!giveBack.isEmpty()) {
+      // Never published (the namespace did not get all of its addresses): nothing shows them.
+      blockLedger.releaseAll(giveBack);
+    }
+    return retry.get();
+  }
+
+  /** Step 3: the cloud's attaches, moves and detaches, and what it answered. */
+  private static CloudOutcome applyCloud(NodeNetwork nodeNetwork, List<AddressChange> changes) {
+    Set<Ip> detached = new HashSet<>();
+    Set<Ip> detachFailed = new HashSet<>();
+    List<String> failures = new ArrayList<>();
+    boolean retry = false;
+    for (AddressChangeResult r : changes.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(changes)) {
+      boolean detach = r.change().kind() == AddressChange.Kind.DETACH;
+      if (detach) {
+        detached.add(r.change().address());
+      }
+      if (r.outcome() == AddressChangeResult.Outcome.FAILED) {
+        if (detach) {
+          detachFailed.add(r.change().address());
+        }
+        retry |= r.retryable();
+        failures.add(r.change().kind() + " " + r.change().address() + " on "
+            + (r.change().toNode() != null ? r.change().toNode() : r.change().fromNode()) + ": "
+            + r.message() + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
+      }
+    }
+    detached.removeAll(detachFailed);
+    return new CloudOutcome(failures, retry, detached);
+  }
+
+  /** Step 4: the cluster network's objects; one message per object that could not be written. */
+  private List<String> writeNetwork(NetworkType network, NetworkWrite write, Collection<HostSubnet> subnets,
+      List<Node> allNodes) {
+    return switch (network) {
+      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, () -> subnets, this::wroteNetworkObject, writers)
+          .apply(write);
+      case OVN_KUBERNETES -> new OvnWriter(client, egressIpView(), writers).apply(write, allNodes);
+      case NONE -> List.of();
+    };
+  }
+
+  /** Namespace to the given addresses its NetNamespace shows (the informer's view with our writes over it). */
+  private Map<String, Set<Ip>> netNamespacesShowing(Set<Ip> addresses) {
+    Map<String, Set<Ip>> out = new HashMap<>();
+    if (netNamespaces == null) {
+      return out;
+    }
+    for (Ip ip : addresses) {
+      for (NetNamespace n : netNamespaces.byIndex(BY_EGRESS_IP, ip.toString())) {
+        NetNamespace v = netNamespace(n.getMetadata().getName());
+        if (v != null && v.getEgressIPs() != null && v.getEgressIPs().contains(ip.toString())) {
+          out.computeIfAbsent(v.getMetadata().getName(), k -> new HashSet<>()).add(ip);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The addresses inside this IPAM's CIDRs that another pool or controller holds: never ours to write or clear. */
+  private static Set<Ip> foreignIn(EgressIPAM ipam, List<ClaimFact> claims) {
+    List<IpRange> ranges = EgressPolicy.parsableCidrs(ipam.getSpec());
+    String pool = pool(ipam.getMetadata().getName());
+    Set<Ip> out = new HashSet<>();
+    for (ClaimFact c : claims) {
+      if (!pool.equals(c.pool()) && ranges.stream().anyMatch(r -> r.contains(c.address()))) {
+        out.add(c.address());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Where an address is still shown once a pass's (or a deletion's) writes were applied: the holder's annotation
+   * (unless it is the user's own, kept at deletion), any NetNamespace, HostSubnet or EgressIP of this IPAM, a
+   * node's interface whose detach did not go through. Read from the informers' views with our own writes over
+   * them, so a write that failed leaves the address shown.
+   */
+  private final class ShownAfterWrites {
+    private final Map<Ip, Held> held;
+    private final boolean annotationCounts;
+    private final Set<Ip> attached;
+    private final boolean attachmentsUnknown;
+    private final Set<Ip> detached;
+    private final Map<Ip, String> onHostSubnets = new HashMap<>();
+    private final Map<Ip, String> onEgressIps = new HashMap<>();
+
+    ShownAfterWrites(String ipam, NetworkType network, Map<Ip, Held> held, boolean annotationCounts, Set<Ip> attached,
+        boolean attachmentsUnknown, Set<Ip> detached) {
+      this.held = held;
+      this.annotationCounts = annotationCounts;
+      this.attached = attached;
+      this.attachmentsUnknown = attachmentsUnknown;
+      this.detached = detached;
+      if (network == NetworkType.OPENSHIFT_SDN) {
+        for (HostSubnet h : hostSubnetView()) {
+          parsedSubnet(h).hosting().forEach(ip -> onHostSubnets.put(ip, h.getMetadata().getName()));
+        }
+      } else if (network == NetworkType.OVN_KUBERNETES) {
+        for (GenericKubernetesResource e : egressIpView().mine(ipam)) {
+          EgressFacts.egressIpAddresses(e).forEach(ip -> onEgressIps.put(ip, e.getMetadata().getName()));
+        }
+      }
+    }
+
+    Optional<EgressWrites.Sighting> find(Ip ip) {
+      Held h = held.get(ip);
+      String ns = h == null ? null : h.namespace();
+      Namespace n = ns == null ? null : namespace(ns);
+      if (n != null && annotationCounts && EgressFacts.annotatedAddresses(n).contains(ip)) {
+        return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.ANNOTATION, ns));
+      }
+      NetNamespace own = ns == null ? null : netNamespace(ns);
+      if (own != null && own.getEgressIPs() != null && own.getEgressIPs().contains(ip.toString())) {
+        return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.NET_NAMESPACE, ns));
+      }
+      Optional<String> other = netNamespacesShowing(Set.of(ip)).keySet().stream().findFirst();
+      if (other.isPresent()) {
+        return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.NET_NAMESPACE, other.get()));
+      }
+      if (onHostSubnets.containsKey(ip)) {
+        return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.HOST_SUBNET, onHostSubnets.get(ip)));
+      }
+      if (onEgressIps.containsKey(ip)) {
+        return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.EGRESS_IP, onEgressIps.get(ip)));
+      }
+      if (attachmentsUnknown || attached.contains(ip) && !detached.contains(ip)) {
+        return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.INTERFACE,
+            attachmentsUnknown ? "(not readable now)" : "(detach not confirmed)"));
+      }
+      return Optional.empty();
+    }
   }
 
   /** Who attaches the addresses to the nodes' cloud interfaces (see {@link CloudAttachment}). */
@@ -1014,21 +1146,21 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     return patch;
   }
 
-  /** False when the annotation could not be removed (the namespace still shows its addresses). */
-  private boolean removeAnnotation(String ns) {
+  /** Null when removed (or gone), else the API server's answer: the namespace still shows its addresses. */
+  private String removeAnnotation(String ns) {
     Map<String, Object> annotations = new HashMap<>();
     annotations.put(EgressAnnotations.EGRESSIPS, null);
     annotations.put(EgressAnnotations.EGRESSIPS_PUBLISHED, null);
     try {
       namespacesWritten.wrote(client.namespaces().withName(ns).patch(PatchContext.of(PatchType.JSON_MERGE),
           Serialization.asJson(Map.of("metadata", Map.of("annotations", annotations)))));
-      return true;
+      return null;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
-        return true; // gone: it shows nothing
+        return null; // gone: it shows nothing
       }
       LOG.warn("could not remove {} from namespace {}: {}", EgressAnnotations.EGRESSIPS, ns, e.getMessage());
-      return false;
+      return e.getMessage();
     }
   }
 
@@ -1044,10 +1176,12 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   /**
    * IPAM deletion: clear what this IPAM wrote (namespace annotations it allocated, the network's
-   * entries in its CIDRs) and release its claims. Works from the claims, so an invalid spec never
-   * blocks it; manual addresses stay in their namespaces' annotations. A claim whose address does
-   * not parse (made by hand, or by something else) is reported and left alone: it cannot block the
-   * deletion (review M4). An API error reading the platform propagates (retried): cleanup never
+   * entries in its CIDRs, the cloud's attachments) and release each claim once nothing shows its
+   * address any more; the finalizer stays until every claim is released, so a refused write is retried
+   * (with back-off) rather than leaving an address shown that the ledger calls free. Works from the
+   * claims, so an invalid spec never blocks it; manual addresses stay in their namespaces'
+   * annotations (the user's own). A claim whose address does not parse is reported and left alone: it
+   * cannot block the deletion. An API error reading the platform propagates (retried): cleanup never
    * runs as bare metal on a cloud, which would release claims of addresses still attached.
    */
   @Override
@@ -1056,11 +1190,72 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     NetworkType network = detector.detect();
     Platform platform = platforms.current();
     NodeNetwork nodeNetwork = networks.select(platform).network();
+    Map<Ip, Held> held = heldForCleanup(ipam);
+    List<String> failures = new ArrayList<>();
+    Set<String> cleared = new HashSet<>();
+    List<IpRange> ranges = new ArrayList<>(EgressPolicy.parsableCidrs(ipam.getSpec())); // an invalid CIDR's addresses come from the claims
+    for (var e : held.entrySet()) {
+      Ip ip = e.getKey();
+      if (ranges.stream().noneMatch(r -> r.contains(ip))) {
+        ranges.add(IpRange.single(ip));
+      }
+      String ns = e.getValue().namespace();
+      if (namespace(ns) != null && cleared.add(ns) && !e.getValue().manual()) {
+        String refused = removeAnnotation(ns);
+        if (refused != null) {
+          failures.add("Namespace " + ns + ": " + refused);
+        }
+      }
+    }
+    NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
+    List<Node> allNodes = nodes.list(n -> true).toList();
+    failures.addAll(writeNetwork(network, write, hostSubnetView(), allNodes));
+    CloudCleanup cloud = cloudAttachment(platform, nodeNetwork.capabilities(), network, allNodes).byThisController()
+        ? detachAll(name, nodeNetwork, allNodes, held.keySet()) : CloudCleanup.NOTHING;
+    failures.addAll(cloud.failures());
+    ShownAfterWrites shown = new ShownAfterWrites(name, network, held, false, cloud.attached(),
+        cloud.undescribed(), cloud.detached());
+    EgressWrites.Release released = EgressWrites.release(held.keySet(), ip -> {
+      Held h = held.get(ip);
+      Namespace n = namespace(h.namespace());
+      if (!h.manual() && n != null && EgressFacts.annotatedAddresses(n).contains(ip)) {
+        return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.ANNOTATION, h.namespace()));
+      }
+      return shown.find(ip);
+    });
+    release(released.now().stream().map(held::get).toList());
+    if (!failures.isEmpty() || !released.kept().isEmpty()) {
+      List<String> all = new ArrayList<>(failures);
+      if (!released.kept().isEmpty()) {
+        all.add(released.describeKept());
+      }
+      events.warning(ipam, "CleanupIncomplete", String.join("; ", all));
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(backoff.next(name));
+    }
+    metrics.forget(name);
+    failureHistory.remove(name);
+    orphanWatch.remove(name);
+    attachmentTold.remove(name);
+    plans.remove(name);
+    lastFullPlan.remove(name);
+    backoff.reset(name);
+    return DeleteControl.defaultDelete();
+  }
+
+  /** What a deletion's cloud step found and did: addresses on interfaces, detaches answered, failures. */
+  private record CloudCleanup(Set<Ip> attached, Set<Ip> detached, boolean undescribed, List<String> failures) {
+    static final CloudCleanup NOTHING = new CloudCleanup(Set.of(), Set.of(), false, List.of());
+  }
+
+  /** Every claim of this IPAM (IPClaims of older versions and block entries); unparsable claims reported. */
+  private Map<Ip, Held> heldForCleanup(EgressIPAM ipam) {
+    String name = ipam.getMetadata().getName();
     Map<Ip, Held> held = new LinkedHashMap<>();
     List<String> unparsable = new ArrayList<>();
     for (IPClaim c : ledger.claimsOfPool(pool(name))) {
       try {
-        held.put(Ip.parse(c.getSpec().address()), new Held(Ip.parse(c.getSpec().address()), c.getSpec().owner().name(),
+        Ip ip = Ip.parse(c.getSpec().address());
+        held.put(ip, new Held(ip, c.getSpec().owner().name(),
             c.getMetadata().getLabels() != null && "manual".equals(c.getMetadata().getLabels().get(LABEL_ORIGIN)), c));
       } catch (RuntimeException e) {
         unparsable.add(c.getMetadata().getName() + " ('" + (c.getSpec() == null ? null : c.getSpec().address()) + "')");
@@ -1072,81 +1267,42 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       events.warning(ipam, "UnparsableClaim", "IPClaim(s) " + String.join(", ", unparsable) + " carry this IPAM's pool"
           + " but no address; left in place, they do not hold up the deletion");
     }
-    Set<String> cleared = new HashSet<>();
-    List<IpRange> ranges = new ArrayList<>(EgressPolicy.parsableCidrs(ipam.getSpec())); // an invalid CIDR's addresses come from the claims
-    for (var e : held.entrySet()) {
-      Ip ip = e.getKey();
-      if (ranges.stream().noneMatch(r -> r.contains(ip))) {
-        ranges.add(IpRange.single(ip));
-      }
-      String ns = e.getValue().namespace();
-      boolean manual = e.getValue().manual();
-      if (namespace(ns) != null) {
-        cleared.add(ns);
-        if (!manual) {
-          removeAnnotation(ns);
-        }
-      }
-    }
-    NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
-    List<Node> allNodes = nodes.list(n -> true).toList();
-    List<String> failures = new ArrayList<>(switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client, this::netNamespace, this::hostSubnetView, this::wroteNetworkObject,
-          writers)
-          .apply(write);
-      case OVN_KUBERNETES -> new OvnWriter(client, egressIpView(), writers).apply(write, allNodes);
-      case NONE -> List.<String>of();
-    });
-    // The cloud: every held address still on a node's interface is detached; a claim whose detach
-    // failed is kept (and the finalizer with it) so the next attempt knows what to take off.
-    Set<Ip> keep = new HashSet<>();
+    return held;
+  }
+
+  /**
+   * A deletion's cloud step: every held address still on a node's interface is detached. A node whose interface
+   * cannot be read for a reason that may pass (throttled, 5xx) leaves every claim in place until it can.
+   */
+  private CloudCleanup detachAll(String ipam, NodeNetwork nodeNetwork, List<Node> allNodes, Set<Ip> held) {
+    List<AddressChange> detach = new ArrayList<>();
+    Set<Ip> attached = new HashSet<>();
+    List<String> failures = new ArrayList<>();
     boolean undescribed = false;
-    // Left to OpenShift (OVN-Kubernetes with CNCC): it detaches once our EgressIPs are gone.
-    if (cloudAttachment(platform, nodeNetwork.capabilities(), network, allNodes).byThisController()) {
-      List<AddressChange> detach = new ArrayList<>();
-      for (Node n : allNodes) {
-        String providerId = n.getSpec() == null ? null : n.getSpec().getProviderID();
-        if (providerId == null) {
-          continue;
-        }
-        Map<String, String> labels = n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
-        try {
-          NodeAttachment a = nodeNetwork.describe(new NodeRef(n.getMetadata().getName(), providerId, labels,
-              new ArrayList<>(EgressFacts.ownAddresses(n, null))));
-          a.secondaryAddresses().stream().filter(held::containsKey)
-              .forEach(ip -> detach.add(AddressChange.detach(ip, n.getMetadata().getName())));
-        } catch (NodeNetworkException e) {
-          if (e.retryable()) {
-            // throttled or 5xx: its interface may still hold our addresses, so no claim goes yet
-            undescribed = true;
-            failures.add(e.getMessage());
-          } else {
-            // gone with its instance, or not ours to look at: nothing of ours can be taken off it
-            LOG.debug("IPAM {} cleanup: {}", name, e.getMessage());
-          }
-        }
+    for (Node n : allNodes) {
+      String providerId = EgressFacts.providerId(n);
+      if (providerId == null) {
+        continue;
       }
-      for (AddressChangeResult r : detach.isEmpty() ? List.<AddressChangeResult>of() : nodeNetwork.apply(detach)) {
-        if (r.outcome() == AddressChangeResult.Outcome.FAILED) {
-          keep.add(r.change().address());
-          failures.add("DETACH " + r.change().address() + " on " + r.change().fromNode() + ": " + r.message()
-              + (r.errorCode() == null ? "" : " (" + r.errorCode() + ")"));
+      try {
+        NodeAttachment a = nodeNetwork.describe(new NodeRef(n.getMetadata().getName(), providerId,
+            EgressFacts.labels(n), new ArrayList<>(EgressFacts.ownAddresses(n, null))));
+        a.secondaryAddresses().stream().filter(held::contains).forEach(ip -> {
+          attached.add(ip);
+          detach.add(AddressChange.detach(ip, n.getMetadata().getName()));
+        });
+      } catch (NodeNetworkException e) {
+        if (e.retryable()) {
+          undescribed = true; // its interface may still hold our addresses
+          failures.add(e.getMessage());
+        } else {
+          // gone with its instance, or not ours to look at: nothing of ours can be taken off it
+          LOG.debug("IPAM {} cleanup: {}", ipam, e.getMessage());
         }
       }
     }
-    if (!undescribed) {
-      release(held.values().stream().filter(h -> !keep.contains(h.ip())).toList());
-    }
-    metrics.forget(name);
-    failureHistory.remove(name);
-    orphanWatch.remove(name);
-    attachmentTold.remove(name);
-    plans.remove(name);
-    lastFullPlan.remove(name);
-    if (!failures.isEmpty()) {
-      events.warning(ipam, "CleanupIncomplete", String.join("; ", failures));
-      return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(10));
-    }
-    return DeleteControl.defaultDelete();
+    CloudOutcome outcome = applyCloud(nodeNetwork, detach);
+    failures.addAll(outcome.failures());
+    return new CloudCleanup(attached, outcome.detached(), undescribed, failures);
   }
 }

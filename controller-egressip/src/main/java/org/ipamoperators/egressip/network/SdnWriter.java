@@ -94,14 +94,34 @@ public final class SdnWriter {
     w.cleared().forEach(ns -> netNamespaceWrites.add(() -> setNetNamespace(ns, List.of(), ours, failures)));
     all(netNamespaceWrites, failures);
     // Break before make: every node first lets go of what it no longer hosts, then nodes take what
-    // is new, so an address that moves is never on two HostSubnets at once (SDN refuses that).
+    // is new, so an address that moves is never on two HostSubnets at once (SDN refuses that). An
+    // address a node could not let go of is given to no other node in this pass.
     List<HostSubnet> subnets = new ArrayList<>(hostSubnets.get());
     subnets.sort(java.util.Comparator.comparing(h -> h.getMetadata().getName()));
+    Set<String> none = Set.of();
     List<HostSubnet> written = all(subnets.stream()
-        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, true, failures)).toList(), failures);
+        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, true, none, failures)).toList(), failures);
+    Set<String> stuck = new HashSet<>();
+    for (int i = 0; i < subnets.size(); i++) {
+      if (written.get(i) == null) {
+        stuck.addAll(leaving(subnets.get(i), w, ours));
+      }
+    }
     all(written.stream().filter(Objects::nonNull)
-        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, false, failures)).toList(), failures);
+        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, false, stuck, failures)).toList(), failures);
     return new ArrayList<>(failures);
+  }
+
+  /** The addresses of ours a HostSubnet shows that its node should no longer host. */
+  private static Set<String> leaving(HostSubnet seen, NetworkWrite w, Predicate<String> ours) {
+    Set<String> out = new HashSet<>();
+    Set<Ip> hosted = w.hosting().getOrDefault(seen.getMetadata().getName(), Set.of());
+    for (String ip : seen.getEgressIPs() == null ? List.<String>of() : seen.getEgressIPs()) {
+      if (ours.test(ip) && hosted.stream().noneMatch(h -> h.toString().equals(ip))) {
+        out.add(ip);
+      }
+    }
+    return out;
   }
 
   /**
@@ -125,7 +145,7 @@ public final class SdnWriter {
 
   /** Writes one HostSubnet (only its removals when {@code removalsOnly}); the object as it now is, null when failed. */
   private HostSubnet setHostSubnet(HostSubnet seen, NetworkWrite w, Predicate<String> ours, boolean removalsOnly,
-      List<String> failures) {
+      Set<String> stuck, List<String> failures) {
     String node = seen.getMetadata().getName();
     HostSubnet base = seen;
     for (int attempt = 0; attempt < ATTEMPTS && base != null; attempt++) {
@@ -135,7 +155,8 @@ public final class SdnWriter {
       Set<Ip> hosted = w.hosting().get(node);
       if (hosted != null) {
         Set<String> now = new TreeSet<>(base.getEgressIPs() == null ? List.of() : base.getEgressIPs());
-        hosted.stream().sorted().map(Ip::toString).filter(ip -> !removalsOnly || now.contains(ip)).forEach(ips::add);
+        hosted.stream().sorted().map(Ip::toString).filter(ip -> removalsOnly ? now.contains(ip) : !stuck.contains(ip)
+            || now.contains(ip)).forEach(ips::add);
       }
       IpRange cidr = w.cidrMode().get(node);
       if (cidr != null) {
@@ -218,8 +239,7 @@ public final class SdnWriter {
     List<String> out = new ArrayList<>();
     if (values != null) {
       for (String v : values) {
-        String address = v.contains("/") ? v.substring(0, v.indexOf('/')) : v;
-        if (!ours.test(address)) {
+        if (!ours.test(v)) {
           out.add(v);
         }
       }
