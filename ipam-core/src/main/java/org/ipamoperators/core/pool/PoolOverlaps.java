@@ -175,30 +175,27 @@ public final class PoolOverlaps {
       }
     }
     List<Owner> accepted = new ArrayList<>();
+    List<List<IpRange>> acceptedRanges = new ArrayList<>(); // each accepted owner's, sorted once
     List<Refusal> refused = new ArrayList<>();
     for (Owner o : owners.stream().sorted(AGE).toList()) {
-      List<Overlap> overlaps = overlaps(o, accepted);
+      List<IpRange> mine = o.ranges().stream().sorted().distinct().toList();
+      List<Overlap> overlaps = new ArrayList<>();
+      for (IpRange r : mine) {
+        for (int i = 0; i < accepted.size(); i++) {
+          for (IpRange theirs : acceptedRanges.get(i)) {
+            if (r.overlaps(theirs)) {
+              overlaps.add(new Overlap(r, accepted.get(i), theirs));
+            }
+          }
+        }
+      }
       if (overlaps.isEmpty()) {
         accepted.add(o);
+        acceptedRanges.add(mine);
       } else {
         refused.add(new Refusal(o, overlaps));
       }
     }
     return new Decision(accepted, refused);
-  }
-
-  /** Every overlap of the owner's ranges with the accepted owners' (given oldest first), in a fixed order. */
-  private static List<Overlap> overlaps(Owner owner, List<Owner> accepted) {
-    List<Overlap> out = new ArrayList<>();
-    for (IpRange mine : owner.ranges().stream().sorted().distinct().toList()) {
-      for (Owner other : accepted) {
-        for (IpRange theirs : other.ranges().stream().sorted().distinct().toList()) {
-          if (mine.overlaps(theirs)) {
-            out.add(new Overlap(mine, other, theirs));
-          }
-        }
-      }
-    }
-    return out;
   }
 }
