@@ -23,6 +23,7 @@ import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpFamily;
+import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.core.pool.Pool;
 import org.ipamoperators.core.pool.PoolOverlaps;
 import org.ipamoperators.core.pool.PoolProblem;
@@ -196,11 +197,14 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
       return new Overlap(message, "shares addresses with IPGroup(s) " + String.join(", ", older)
           + ", created earlier: refused");
     }
-    List<String> younger = d.refused().stream()
-        .filter(r -> r.olderOwners().stream().anyMatch(o -> o.name().equals(name)))
+    // Every refused group sharing an address with this one (refused because of it or of another group).
+    List<IpRange> mine = d.accepted().stream().filter(o -> o.name().equals(name)).findFirst()
+        .map(PoolOverlaps.Owner::ranges).orElse(List.of());
+    List<String> refused = d.refused().stream()
+        .filter(r -> r.owner().ranges().stream().anyMatch(x -> mine.stream().anyMatch(x::overlaps)))
         .map(r -> r.owner().name()).sorted().toList();
-    return new Overlap(null, younger.isEmpty() ? null : "shares addresses with IPGroup(s) " + String.join(", ", younger)
-        + ", created later and refused: this group serves its addresses alone");
+    return new Overlap(null, refused.isEmpty() ? null : "shares addresses with IPGroup(s) " + String.join(", ", refused)
+        + ", refused for overlapping an older group: this group serves its addresses alone");
   }
 
   /** Events on the group at fault (repeats within ten minutes are dropped by the recorder). */
