@@ -25,6 +25,7 @@ import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpFamily;
 import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.core.pool.Pool;
+import org.ipamoperators.core.pool.PoolOverlaps;
 import org.ipamoperators.core.pool.PoolProblem;
 import org.ipamoperators.vip.api.FamilyUsage;
 import org.ipamoperators.vip.api.IPGroup;
@@ -32,8 +33,9 @@ import org.ipamoperators.vip.api.IPGroupStatus;
 import org.ipamoperators.vip.plan.VipPlanner;
 
 /**
- * Reports an IPGroup's health and usage: {@code Ready} (the definition is valid, or why not),
- * {@code Overlapping} (which other IPGroups share its addresses) and, per family, the usable
+ * Reports an IPGroup's health and usage: {@code Ready} (the definition is valid, or why not; False
+ * with {@code OverlapsOlderGroup} when its addresses overlap an older IPGroup's, which keeps serving
+ * them, plus a Warning Event), {@code Overlapping} (which other IPGroups share its addresses) and, per family, the usable
  * addresses, those claimed in the ledger (by anyone: an address is used whoever holds it) and the
  * free ones. Counts come from the ledger, never from memory. At most one status write per group
  * every two seconds: in a burst every claim would otherwise rewrite it.
@@ -45,6 +47,8 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   /** Condition: addresses held from this group that it no longer offers (after an edit). */
   static final String HELD_OUTSIDE = "HeldOutside";
   static final String CLAIMED_ELSEWHERE = "ClaimedElsewhere";
+  /** Reason (Ready=False, Overlapping, Warning Event): the group overlaps an older one and serves nothing new. */
+  static final String REFUSED = "OverlapsOlderGroup";
   private static final int LISTED = 20;
   private final VipMetrics metrics;
   private final Runnable leading;
@@ -78,7 +82,8 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
     // A group created, changed or deleted may start or stop overlapping the others.
     peers = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, IPGroup.class)
         .withName("vip-ipgroup-peers")
-        .withOnUpdateFilter((n, o) -> !Objects.equals(n.getSpec(), o.getSpec()))
+        .withOnUpdateFilter((n, o) -> !Objects.equals(n.getSpec(), o.getSpec())
+            || !Objects.equals(n.getMetadata().getDeletionTimestamp(), o.getMetadata().getDeletionTimestamp()))
         .withOnDeleteFilter((g, unknown) -> {
           metrics.forget(g.getMetadata().getName()); // a deleted group's series go with it
           return true;
@@ -109,24 +114,9 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
       metrics.pool(name, List.of());
     } else {
       Pool pool = Pool.of(name, group.getSpec().ranges(), group.getSpec().excluded());
-      List<String> overlapping = new ArrayList<>();
-      for (IPGroup other : peers.list(g -> !g.getMetadata().getName().equals(name) && g.getSpec() != null).toList()) {
-        List<IpRange> theirs = new ArrayList<>();
-        for (String r : other.getSpec().ranges()) {
-          try {
-            theirs.add(IpRange.parse(r));
-          } catch (RuntimeException e) {
-            // an invalid group reports itself
-          }
-        }
-        if (pool.ranges().stream().anyMatch(a -> theirs.stream().anyMatch(a::overlaps))) {
-          overlapping.add(other.getMetadata().getName());
-        }
-      }
-      overlapping.sort(null);
-      if (!overlapping.isEmpty()) {
-        events(context).warning(group, "OverlapsOtherGroups", "shares addresses with IPGroup(s) "
-            + String.join(", ", overlapping));
+      Overlap overlap = overlap(group);
+      if (overlap.refusal() != null) {
+        events(context).warning(group, REFUSED, overlap.refusal());
       }
       List<FamilyUsage> families = new ArrayList<>();
       long used = 0;
@@ -160,12 +150,11 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
         used += u;
         free.add(pool.families().size() > 1 ? f.kubernetesName() + ": " + fr : fr.toString());
       }
-      var conditions = Conditions.set(old, "Ready", true, "Valid", "", generation);
-      conditions = Conditions.set(conditions, "Overlapping", !overlapping.isEmpty(),
-          overlapping.isEmpty() ? "NoOverlap" : "OverlapsOtherGroups",
-          overlapping.isEmpty() ? "" : "shares addresses with IPGroup(s) " + String.join(", ", overlapping)
-              + "; an address is still given to one owner only (the ledger), but which group it counts against depends on who claimed it",
-          generation);
+      var conditions = overlap.refusal() == null ? Conditions.set(old, "Ready", true, "Valid", "", generation)
+          : Conditions.set(old, "Ready", false, REFUSED, overlap.refusal(), generation);
+      conditions = Conditions.set(conditions, "Overlapping", overlap.message() != null,
+          overlap.message() == null ? "NoOverlap" : overlap.refusal() != null ? REFUSED : "OverlapsOtherGroups",
+          overlap.message() == null ? "" : overlap.message(), generation);
       conditions = Conditions.set(conditions, CLAIMED_ELSEWHERE, !elsewhere.isEmpty(),
           elsewhere.isEmpty() ? "NoForeignClaims" : "HeldByAnotherController",
           elsewhere.isEmpty() ? "" : elsewhere.size() + " address(es) of this group are held in the ledger by another"
@@ -188,6 +177,34 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
     patch.setMetadata(meta);
     patch.setStatus(status);
     return UpdateControl.patchStatus(patch);
+  }
+
+  /** This group's overlaps: why it is refused (null: it serves), and the Overlapping message (null: none). */
+  private record Overlap(String refusal, String message) {}
+
+  /**
+   * Decided over every IPGroup as the informer shows them, as the planner decides ({@link GroupOverlaps}):
+   * the oldest of overlapping groups serves, the others are refused and hand out no new address.
+   */
+  private Overlap overlap(IPGroup group) {
+    String name = group.getMetadata().getName();
+    PoolOverlaps.Decision d = GroupOverlaps.decide(peers.list(g -> true).toList());
+    var refusal = d.refusal(GroupOverlaps.KIND, name);
+    if (refusal.isPresent()) {
+      String message = refusal.get().message() + "; this IPGroup hands out no new address while it overlaps an"
+          + " older IPGroup (addresses it gave stay with their Services)";
+      List<String> older = refusal.get().olderOwners().stream().map(PoolOverlaps.Owner::name).toList();
+      return new Overlap(message, "shares addresses with IPGroup(s) " + String.join(", ", older)
+          + ", created earlier: refused");
+    }
+    // Every refused group sharing an address with this one (refused because of it or of another group).
+    List<IpRange> mine = d.accepted().stream().filter(o -> o.name().equals(name)).findFirst()
+        .map(PoolOverlaps.Owner::ranges).orElse(List.of());
+    List<String> refused = d.refused().stream()
+        .filter(r -> r.owner().ranges().stream().anyMatch(x -> mine.stream().anyMatch(x::overlaps)))
+        .map(r -> r.owner().name()).sorted().toList();
+    return new Overlap(null, refused.isEmpty() ? null : "shares addresses with IPGroup(s) " + String.join(", ", refused)
+        + ", refused for overlapping an older group: this group serves its addresses alone");
   }
 
   /** Events on the group at fault (repeats within ten minutes are dropped by the recorder). */

@@ -151,7 +151,9 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     groups = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, Service.class)
         .withItemStore(new LeanItemStore<>())
         .withPrimaryToSecondaryMapper(p -> Set.of())
-        .withOnUpdateFilter((n, o) -> !java.util.Objects.equals(n.getSpec(), o.getSpec()))
+        .withOnUpdateFilter((n, o) -> !java.util.Objects.equals(n.getSpec(), o.getSpec())
+            // a group being deleted stops serving and stops blocking younger groups that overlap it
+            || !java.util.Objects.equals(n.getMetadata().getDeletionTimestamp(), o.getMetadata().getDeletionTimestamp()))
         .withSecondaryToPrimaryMapper(g -> {
           Set<ResourceID> ids = new HashSet<>(pending(context));
           String pool = VipPlanner.pool(g.getMetadata().getName());

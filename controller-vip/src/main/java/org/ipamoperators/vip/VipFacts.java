@@ -17,6 +17,7 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.controller.common.ledger.IPClaimSpec;
 import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.pool.PoolOverlaps;
 import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.VipAnnotations;
 import org.ipamoperators.vip.plan.FirstFreeHints;
@@ -62,10 +63,16 @@ public final class VipFacts {
     return VipServices.handles(s);
   }
 
-  /** The IPGroups that serve: those with a spec that are not being deleted. */
+  /**
+   * The IPGroups that serve: those with a spec that are not being deleted; one whose addresses overlap
+   * an older group's is marked refused ({@link GroupOverlaps}).
+   */
   public static List<GroupInfo> groups(Collection<IPGroup> groups) {
+    PoolOverlaps.Decision overlaps = GroupOverlaps.decide(groups);
     return groups.stream().filter(g -> g.getSpec() != null && g.getMetadata().getDeletionTimestamp() == null)
-        .map(g -> new GroupInfo(g.getMetadata().getName(), g.getSpec())).toList();
+        .map(g -> new GroupInfo(g.getMetadata().getName(), g.getSpec(),
+            overlaps.refusal(GroupOverlaps.KIND, g.getMetadata().getName()).map(PoolOverlaps.Refusal::message)
+                .orElse(null))).toList();
   }
 
   /**

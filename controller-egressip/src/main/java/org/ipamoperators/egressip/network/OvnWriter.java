@@ -2,10 +2,19 @@ package org.ipamoperators.egressip.network;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Preconditions;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.http.HttpClient;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -14,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.egressip.api.EgressAnnotations;
@@ -27,7 +37,8 @@ import org.ipamoperators.egressip.api.EgressAnnotations;
  * <p>The EgressIP creates, updates and deletes go out side by side on the given executor (each object
  * is written on its own), then the node labels likewise. Every update carries the resourceVersion of
  * the object it was computed from, so if another writer changed it in between the API server answers
- * 409: reported as a failure, written again by the next pass from the fresh object.
+ * 409: reported as a failure, written again by the next pass from the fresh object. Every delete
+ * likewise carries the uid and resourceVersion of the object it was decided from.
  */
 public final class OvnWriter {
   static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
@@ -168,14 +179,66 @@ public final class OvnWriter {
     }
   }
 
+  /**
+   * Deletes the EgressIP the decision was made from, and only that one: the request carries its uid and
+   * resourceVersion as preconditions, so an object deleted and created again under the same name meanwhile
+   * (by another EgressIPAM, or by hand) or changed since is left alone. The API server answers 409 (or 404
+   * when it is gone): reported, and the next pass decides again from a fresh view.
+   */
   private void delete(GenericKubernetesResource r, List<String> failures) {
     String name = r.getMetadata().getName();
+    String uid = r.getMetadata().getUid();
+    String version = r.getMetadata().getResourceVersion();
+    if (uid == null && version == null) {
+      failures.add("EgressIP " + name + ": not deleted, the view of it has neither uid nor resourceVersion");
+      return;
+    }
     try {
-      client.genericKubernetesResources(EGRESS_IP).withName(name).delete();
-      view.deleted(name, r.getMetadata().getResourceVersion());
+      int code = deleteIf(name, uid, version);
+      if (code == 409 || code == 404) {
+        failures.add("EgressIP " + name + ": not deleted, " + (code == 404 ? "already gone (404)"
+            : "no longer the object seen (uid " + uid + ", resourceVersion " + version + "; 409)")
+            + "; decided again from a fresh view");
+        return;
+      }
+      view.deleted(name, version);
     } catch (KubernetesClientException ex) {
       failures.add("EgressIP " + name + ": " + ex.getMessage());
     }
+  }
+
+  /** A DELETE with preconditions (the client's own delete sends the resourceVersion only); 2xx, 404 or 409. */
+  private int deleteIf(String name, String uid, String version) {
+    Preconditions pre = new Preconditions();
+    pre.setUid(uid);
+    pre.setResourceVersion(version);
+    String body = client.getKubernetesSerialization().asJson(new DeleteOptionsBuilder()
+        .withApiVersion("v1").withKind("DeleteOptions").withPreconditions(pre).build());
+    HttpClient http = client.getHttpClient();
+    String master = client.getMasterUrl().toString();
+    String base = master.endsWith("/") ? master : master + "/"; // a server behind a path prefix keeps it
+    HttpResponse<byte[]> response;
+    try {
+      HttpRequest request = http.newHttpRequestBuilder()
+          .url(new URL(base + "apis/" + EGRESS_IP.getGroup() + "/" + EGRESS_IP.getVersion() + "/"
+              + EGRESS_IP.getPlural() + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8)))
+          .delete("application/json", body).build();
+      response = http.sendAsync(request, byte[].class).get();
+    } catch (MalformedURLException e) {
+      throw new IllegalArgumentException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubernetesClientException("interrupted deleting EgressIP " + name, e);
+    } catch (ExecutionException e) {
+      throw new KubernetesClientException("deleting EgressIP " + name + ": " + e.getCause().getMessage(), e.getCause());
+    }
+    int code = response.code();
+    if (response.isSuccessful() || code == 404 || code == 409) {
+      return code;
+    }
+    byte[] answer = response.body();
+    throw new KubernetesClientException("DELETE of EgressIP " + name + " answered " + code
+        + (answer == null ? "" : ": " + new String(answer, StandardCharsets.UTF_8)), code, null);
   }
 
   private void labelNode(NetworkWrite w, Node n, List<String> failures) {
@@ -197,8 +260,12 @@ public final class OvnWriter {
         });
       } else if (!want && has && ourLabel) {
         client.nodes().withName(n.getMetadata().getName()).edit(x -> {
-          x.getMetadata().getLabels().remove(EgressAnnotations.OVN_EGRESS_ASSIGNABLE);
-          x.getMetadata().getAnnotations().remove(EgressAnnotations.MANAGED_BY);
+          // decided on a view: the node as read now must still carry our mark, or another IPAM's label stays
+          Map<String, String> now = x.getMetadata().getAnnotations();
+          if (now != null && w.ipam().equals(now.get(EgressAnnotations.MANAGED_BY))) {
+            x.getMetadata().getLabels().remove(EgressAnnotations.OVN_EGRESS_ASSIGNABLE);
+            now.remove(EgressAnnotations.MANAGED_BY);
+          }
           return x;
         });
       }
@@ -214,7 +281,7 @@ public final class OvnWriter {
   }
 
   /**
-   * What this writer reads of an EgressIP, and only that, as an informer keeps it: name, resourceVersion,
+   * What this writer reads of an EgressIP, and only that, as an informer keeps it: name, uid, resourceVersion,
    * our label, {@code spec.egressIPs} (not OVN's status, which changes with every failover). Nothing
    * trimmed is written back: an update is built from the decision, carrying only the resourceVersion.
    */
@@ -225,6 +292,7 @@ public final class OvnWriter {
     io.fabric8.kubernetes.api.model.ObjectMeta meta = new io.fabric8.kubernetes.api.model.ObjectMeta();
     meta.setName(e.getMetadata().getName());
     meta.setResourceVersion(e.getMetadata().getResourceVersion());
+    meta.setUid(e.getMetadata().getUid()); // a delete is conditioned on it
     String ipam = ipamOf(e);
     meta.setLabels(ipam == null ? null : Map.of(EgressAnnotations.MANAGED_BY, ipam));
     out.setMetadata(meta);

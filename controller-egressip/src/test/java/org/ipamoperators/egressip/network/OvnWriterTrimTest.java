@@ -24,10 +24,11 @@ class OvnWriterTrimTest {
   }
 
   @Test
-  void theInformerKeepsNameVersionOurLabelAndTheAddressesOnly() {
+  void theInformerKeepsNameUidVersionOurLabelAndTheAddressesOnly() {
     GenericKubernetesResource t = OvnWriter.trimmed(egressIp("42", "a", List.of("192.0.2.1"), "n1"));
     assertThat(t.getMetadata().getName()).isEqualTo("egressipam-web");
     assertThat(t.getMetadata().getResourceVersion()).isEqualTo("42");
+    assertThat(t.getMetadata().getUid()).as("a delete is conditioned on it").isEqualTo("u1");
     assertThat(t.getMetadata().getLabels()).isEqualTo(Map.of(EgressAnnotations.MANAGED_BY, "a"));
     assertThat(t.getMetadata().getAnnotations()).isNullOrEmpty();
     assertThat(t.getMetadata().getManagedFields()).isNullOrEmpty();

@@ -24,7 +24,8 @@ import org.ipamoperators.core.pool.PoolProblem;
  * as long as the Service exists. A missing family gets the requested address, or one from the
  * IPGroup named by annotation, or from the highest-priority IPGroup (ties by name) whose autoAssign
  * and selectors admit the Service and that has a free address of the family. Every refusal says why,
- * pool by pool.
+ * pool by pool. A group refused for overlapping an older one ({@link GroupInfo#refused()}) hands out
+ * nothing new, as an invalid one; addresses held from it are kept.
  */
 public final class VipPlanner {
   private VipPlanner() {}
@@ -74,7 +75,11 @@ public final class VipPlanner {
       if (parsed.pool() != null) {
         pools.put(g.name(), parsed.pool());
       } else {
-        invalid.put(g.name(), parsed.problems());
+        invalid.put(g.name(), "invalid (" + parsed.problems() + ")");
+      }
+      if (g.refused() != null && parsed.pool() != null) {
+        // Overlaps an older group: no new address from it; what it gave stays (see outsideOfItsGroup).
+        invalid.put(g.name(), "refused, its addresses overlap an older IPGroup's (" + g.refused() + ")");
       }
     }
     Context ctx = new Context(req, ordered, pools, invalid, taken, joinable, hints);
@@ -295,7 +300,7 @@ public final class VipPlanner {
     }
     String group = h.pool().substring("ipgroup/".length());
     if (ctx.invalid().containsKey(group)) {
-      return Optional.empty(); // the group reports its own problem; nothing is decided on it
+      return Optional.empty(); // invalid or refused: the group reports its own problem; nothing is decided on it
     }
     Pool p = ctx.pools().get(group);
     if (p == null) {
@@ -310,7 +315,7 @@ public final class VipPlanner {
   /** Why a group may not serve this Service at all (null when it may). */
   private static String rejection(ServiceRequest req, GroupInfo g, Map<String, String> invalid, boolean explicit) {
     if (invalid.containsKey(g.name())) {
-      return "invalid (" + invalid.get(g.name()) + ")";
+      return invalid.get(g.name()); // invalid, or refused for overlapping an older group
     }
     if (!explicit && !g.spec().autoAssignOrDefault()) {
       return "autoAssign is false (name it in the " + org.ipamoperators.vip.api.VipAnnotations.IP_GROUP + " annotation)";

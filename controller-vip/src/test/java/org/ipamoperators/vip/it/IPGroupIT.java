@@ -108,6 +108,9 @@ class IPGroupIT {
       assertThat(condition(cluster.group("a"), "Overlapping").getStatus()).isEqualTo("True");
       assertThat(condition(cluster.group("a"), "Overlapping").getMessage()).contains("IPGroup(s) b");
       assertThat(condition(cluster.group("b"), "Overlapping").getMessage()).contains("IPGroup(s) a");
+      // created after a (or in the same second: by name), so b is the one refused
+      assertThat(condition(cluster.group("b"), "Ready").getReason()).isEqualTo("OverlapsOlderGroup");
+      assertThat(condition(cluster.group("a"), "Ready").getStatus()).isEqualTo("True");
       assertThat(condition(cluster.group("c"), "Overlapping").getStatus()).isEqualTo("False");
     });
   }
