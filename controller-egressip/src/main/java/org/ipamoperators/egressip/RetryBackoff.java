@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * When to try again after a pass whose writes were refused: 2 s, then twice as long each time up to a
- * minute, per IPAM, back to the start after a pass that went through. A timing hint only (lost on a
+ * When to try again after a pass whose writes were refused: 2 s, then twice as long each time up to
+ * 30 s, per IPAM, back to the start after a pass that went through. A timing hint only (lost on a
  * restart, which starts again at 2 s).
  */
 final class RetryBackoff {

@@ -332,6 +332,22 @@ public final class EgressPolicy {
     return spec.nodeCapacity() == null ? NodeState.UNLIMITED : spec.nodeCapacity();
   }
 
+  /**
+   * The addresses inside an IPAM's CIDRs that another pool or controller holds (an overlapping IPAM's): never
+   * the IPAM's to write or clear on the network.
+   */
+  public static Set<Ip> foreignIn(String ipam, EgressIPAMSpec spec, List<ClaimFact> claims) {
+    List<IpRange> ranges = parsableCidrs(spec);
+    String own = pool(ipam);
+    Set<Ip> out = new HashSet<>();
+    for (ClaimFact c : claims) {
+      if (!own.equals(c.pool()) && ranges.stream().anyMatch(r -> r.contains(c.address()))) {
+        out.add(c.address());
+      }
+    }
+    return out;
+  }
+
   /** The spec's CIDRs that parse; the spec check reports the others. */
   public static List<IpRange> parsableCidrs(EgressIPAMSpec spec) {
     List<IpRange> out = new ArrayList<>();
