@@ -23,8 +23,11 @@ final class ShownAfterWrites {
   private final Map<Ip, HeldAddress> held;
   private final boolean deleting;
   private final Interfaces interfaces;
-  private final Map<Ip, String> onHostSubnets = new HashMap<>();
-  private final Map<Ip, String> onEgressIps = new HashMap<>();
+  private final String ipam;
+  private final NetworkType network;
+  // What the HostSubnets and EgressIPs show, read on the first question only (most passes release nothing).
+  private Map<Ip, String> onHostSubnets;
+  private Map<Ip, String> onEgressIps;
 
   /**
    * What the cloud showed and did in this pass.
@@ -47,6 +50,13 @@ final class ShownAfterWrites {
     this.held = held;
     this.deleting = deleting;
     this.interfaces = interfaces;
+    this.ipam = ipam;
+    this.network = network;
+  }
+
+  private void readNetwork() {
+    onHostSubnets = new HashMap<>();
+    onEgressIps = new HashMap<>();
     if (network == NetworkType.OPENSHIFT_SDN) {
       for (HostSubnet h : views.hostSubnetView()) {
         views.parsedSubnet(h).hosting().forEach(ip -> onHostSubnets.put(ip, h.getMetadata().getName()));
@@ -60,6 +70,9 @@ final class ShownAfterWrites {
 
   /** Where the address is still shown; empty when nowhere. */
   Optional<EgressWrites.Sighting> find(Ip ip) {
+    if (onHostSubnets == null) {
+      readNetwork();
+    }
     HeldAddress h = held.get(ip);
     String ns = h == null ? null : h.namespace();
     Namespace n = ns == null ? null : views.namespace(ns);
