@@ -209,7 +209,8 @@ public final class BlockLedger {
     found.forEach((ip, claim) -> {
       BlockRequest r = toCheck.get(ip);
       boolean fresh = results.get(ip).outcome() == BlockClaim.Outcome.CLAIMED;
-      if (fresh || !sameHolder(claim, r) && SplitHold.winner(claim, standing.get(ip)) == SplitHold.Winner.CLAIM) {
+      IPBlockEntry held = standing.get(ip);
+      if (fresh || !sameHolder(claim, r) && (held == null || SplitHold.winner(claim, held) == SplitHold.Winner.CLAIM)) {
         back.put(ip, new Holder(r.owner(), r.pool()));
       }
     });
