@@ -46,8 +46,10 @@ public final class ClusterLedger {
   }
 
   /**
-   * Claims an address for an owner. Idempotent: claiming what the owner already holds succeeds.
-   * Never overwrites another owner's claim.
+   * Claims an address for an owner. Idempotent: claiming what the owner already holds succeeds,
+   * once the block ledger has been read again ({@link SplitHold}: an entry of another holder made
+   * first takes the address, and this claim is withdrawn). Never overwrites another owner's claim.
+   * An address whose claim no reader can use ({@link Malformed}) is {@code HELD_BY_OTHER}.
    */
   public ClaimResult claim(Ip ip, String pool, ClaimOwner owner) {
     return claim(ip, pool, owner, Map.of());
