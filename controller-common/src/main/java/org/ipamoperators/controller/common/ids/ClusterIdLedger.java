@@ -1,7 +1,6 @@
 package org.ipamoperators.controller.common.ids;
 
 import io.fabric8.kubernetes.api.model.KubernetesResourceList;
-import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
@@ -17,12 +16,15 @@ import org.ipamoperators.controller.common.ledger.ClaimAttempts;
 import org.ipamoperators.controller.common.ledger.ClaimNames;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
+import org.ipamoperators.controller.common.ledger.ConditionedDelete;
+import org.ipamoperators.controller.common.ledger.Malformed;
 
 /**
  * The shared ledger of numbers, next to {@link ClusterLedger} for addresses: one {@link IDClaim} per number of an
  * {@link IdSpace}, named {@code <space>.<id>}. Creating the claim is the lock, so a number is never given to two
- * owners, even by two replicas with stale caches; a release is guarded by the claim's resourceVersion, so a claim
- * re-created by someone else meanwhile is never removed.
+ * owners, even by two replicas with stale caches; a release is guarded by the claim's uid and resourceVersion
+ * ({@link ConditionedDelete}), so a claim re-created by someone else meanwhile is never removed. Claims no reader
+ * can use (no spec: the CRD allows it) are skipped, listed ({@link #malformedClaimsOf}) and keep their number taken.
  */
 public final class ClusterIdLedger {
   public static final String LABEL_SPACE = "ipam.ipamoperators.org/id-space";
@@ -75,8 +77,8 @@ public final class ClusterIdLedger {
       if (existing == null) {
         continue; // released between our create and get: try again rather than report a false holder
       }
-      ClaimOwner holder = existing.getSpec().owner();
-      boolean ours = holder.sameAs(owner) && purpose.equals(existing.getSpec().purpose());
+      ClaimOwner holder = holderOf(existing);
+      boolean ours = malformed(existing) == null && holder.sameAs(owner) && purpose.equals(existing.getSpec().purpose());
       return new IdClaimResult(ours ? IdClaimResult.Outcome.ALREADY_OURS : IdClaimResult.Outcome.HELD_BY_OTHER,
           OptionalInt.of(id), holder);
     }
@@ -93,7 +95,7 @@ public final class ClusterIdLedger {
     Set<Integer> skip = new java.util.HashSet<>(blacklist);
     for (IDClaim c : claimsOf(space)) {
       int id = c.getSpec().id();
-      if (c.getSpec().owner().sameAs(owner) && purpose.equals(c.getSpec().purpose()) && !blacklist.contains(id)) {
+      if (owner.sameAs(c.getSpec().owner()) && purpose.equals(c.getSpec().purpose()) && !blacklist.contains(id)) {
         return new IdClaimResult(IdClaimResult.Outcome.ALREADY_OURS, OptionalInt.of(id), c.getSpec().owner());
       }
       skip.add(id);
@@ -127,20 +129,45 @@ public final class ClusterIdLedger {
   /** Releases a claim by object name if, and only if, {@code owner} holds it. */
   public boolean release(String claimName, ClaimOwner owner) {
     IDClaim existing = claims().withName(claimName).get();
-    if (existing == null || existing.getSpec() == null || !existing.getSpec().owner().sameAs(owner)) {
+    if (existing == null || existing.getSpec() == null || !owner.sameAs(existing.getSpec().owner())) {
       return false;
     }
-    try {
-      List<StatusDetails> deleted = claims().withName(claimName)
-          .lockResourceVersion(existing.getMetadata().getResourceVersion())
-          .delete();
-      return !deleted.isEmpty();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 409 || e.getCode() == 404) {
-        return false;
-      }
-      throw e;
+    return ConditionedDelete.delete(client, existing);
+  }
+
+  /**
+   * Deletes exactly this claim, as it was read: only if it still has this uid and resourceVersion,
+   * so a claim deleted and created again by another owner, or changed since, stays.
+   */
+  public boolean releaseIfUnchanged(IDClaim seen) {
+    return ConditionedDelete.delete(client, seen);
+  }
+
+  /** What is wrong with a claim no reader can use (no spec, or no owner, id or purpose), or null. */
+  public static String malformed(IDClaim c) {
+    if (c.getSpec() == null) {
+      return "has no spec";
     }
+    if (c.getSpec().owner() == null) {
+      return "has no spec.owner";
+    }
+    if (c.getSpec().id() == null) {
+      return "has no spec.id";
+    }
+    return c.getSpec().purpose() == null ? "has no spec.purpose" : null;
+  }
+
+  private static ClaimOwner holderOf(IDClaim c) {
+    return malformed(c) == null ? c.getSpec().owner() : Malformed.holder("IDClaim", c.getMetadata().getName());
+  }
+
+  /**
+   * The claims labelled with a space that no reader can use ({@link #malformed}), for the caller to
+   * report. Their numbers stay taken: {@link #claim} answers {@code HELD_BY_OTHER} for them.
+   */
+  public List<IDClaim> malformedClaimsOf(IdSpace space) {
+    return claims().withLabel(LABEL_SPACE, space.name()).list().getItems().stream()
+        .filter(c -> malformed(c) != null).toList();
   }
 
   /**
@@ -149,7 +176,7 @@ public final class ClusterIdLedger {
    */
   public boolean retire(IdSpace space, int id, ClaimOwner owner, java.time.Instant at) {
     IDClaim existing = claims().withName(space.claimName(id)).get();
-    if (existing == null || existing.getSpec() == null || !existing.getSpec().owner().sameAs(owner)) {
+    if (existing == null || existing.getSpec() == null || !owner.sameAs(existing.getSpec().owner())) {
       return false;
     }
     Map<String, String> labels = new TreeMap<>(existing.getMetadata().getLabels() == null ? Map.of()
@@ -185,10 +212,13 @@ public final class ClusterIdLedger {
     return Optional.ofNullable(claims().withName(space.claimName(id)).get());
   }
 
-  /** Every claim of a space, by number, straight from the API server. */
+  /**
+   * Every well-formed claim of a space, by number, straight from the API server (a malformed one
+   * still takes its number: {@link #claimLowestNotIn} passes over it when its create fails).
+   */
   public List<IDClaim> claimsOf(IdSpace space) {
     return claims().withLabel(LABEL_SPACE, space.name()).list().getItems().stream()
-        .filter(c -> c.getSpec() != null && space.name().equals(c.getSpec().space()))
+        .filter(c -> malformed(c) == null && space.name().equals(c.getSpec().space()))
         .sorted(Comparator.comparing(c -> c.getSpec().id()))
         .toList();
   }
@@ -196,7 +226,7 @@ public final class ClusterIdLedger {
   /** Every claim of an owner in every space, straight from the API server. */
   public List<IDClaim> claimsOf(ClaimOwner owner) {
     return claims().withLabel(LABEL_OWNER, ownerLabel(owner)).list().getItems().stream()
-        .filter(c -> c.getSpec() != null && owner.sameAs(c.getSpec().owner()))
+        .filter(c -> malformed(c) == null && owner.sameAs(c.getSpec().owner()))
         .sorted(Comparator.comparing((IDClaim c) -> c.getSpec().space()).thenComparing(c -> c.getSpec().id()))
         .toList();
   }

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,9 +42,16 @@ import org.slf4j.LoggerFactory;
  * address and withdraws its entry when one exists; {@link ClusterLedger#claim}, once its claim is
  * created, reads the address's block and deletes its claim when an entry exists. Writes and reads
  * of the API server are linearizable, so of two concurrent claimers at least one sees the other:
- * both may back off, never both win. The one window left is a process killed between its write and
- * its check: then an entry and an IPClaim may both stand for one address until `ipam audit`, which
- * reads both, reports it as claimed twice.
+ * both may back off, never both win. A process killed between its write and its check leaves an
+ * entry and an IPClaim standing for one address; every idempotent claim checks the other ledger
+ * again (here and in {@link ClusterLedger#claim}), and {@link SplitHold} decides which record keeps
+ * the address, the same way on every replica, so the two holders are never both told "ours". The
+ * losing record is withdrawn when its own owner next claims it; `ipam audit` reports the address as
+ * claimed twice until then.
+ *
+ * <p><b>Holders.</b> An entry is ours when its owner is the same ({@link ClaimOwner#sameAs}) and its
+ * pool is the pool asked: the same namespace in another EgressIPAM is another holder. Entries no
+ * reader can use are skipped and listed ({@link #malformedEntries}); their addresses count as held.
  *
  * <p><b>Empty blocks go.</b> A release that leaves a block without entries deletes it, conditioned on
  * the version read, so a block that gained an entry meanwhile is kept (409, read again). A writer
@@ -96,9 +104,11 @@ public final class BlockLedger {
   private record Mutation<T>(Map<String, IPBlockEntry> entries, T result) {}
 
   /**
-   * Claims addresses, each for its own owner, in one write per block. Idempotent: an address
-   * already held by the same owner is {@code ALREADY_OURS}. Never overwrites an entry of another
-   * owner. The answer has one result per distinct address, in the order asked.
+   * Claims addresses, each for its own owner and pool, in one write per block. Idempotent: an
+   * address whose entry has the same owner and pool is {@code ALREADY_OURS} (an entry of the same
+   * owner in another pool is another holder's). Never overwrites an entry of another holder. Every
+   * address answered ours is then checked against the IPClaims ({@link #checkAgainstIPClaims}). The
+   * answer has one result per distinct address, in the order asked.
    */
   public Map<Ip, BlockClaim> claimAll(Collection<BlockRequest> requests) {
     Map<String, List<BlockRequest>> byBlock = new TreeMap<>();
@@ -106,56 +116,132 @@ public final class BlockLedger {
       byBlock.computeIfAbsent(BlockNames.of(r.ip()), k -> new ArrayList<>()).add(r);
     }
     Map<Ip, BlockClaim> results = new HashMap<>();
-    String since = Instant.now(clock).toString();
+    Map<Ip, IPBlockEntry> standing = new HashMap<>();
     for (var e : byBlock.entrySet()) {
       List<BlockRequest> asked = e.getValue();
       try {
-        results.putAll(cas(e.getKey(), BlockNames.cidr(asked.get(0).ip()), entries -> {
-          Map<String, IPBlockEntry> next = new TreeMap<>(entries);
-          Map<Ip, BlockClaim> answer = new HashMap<>();
-          boolean changed = false;
-          for (BlockRequest r : asked) {
-            String key = r.ip().toString();
-            IPBlockEntry held = next.get(key);
-            if (held != null) {
-              boolean ours = held.owner().sameAs(r.owner());
-              answer.putIfAbsent(r.ip(), BlockClaim.of(r.ip(),
-                  ours ? BlockClaim.Outcome.ALREADY_OURS : BlockClaim.Outcome.HELD_BY_OTHER, held.owner()));
-            } else {
-              next.put(key, new IPBlockEntry(r.pool(), r.owner(), r.origin(), since));
-              answer.put(r.ip(), BlockClaim.of(r.ip(), BlockClaim.Outcome.CLAIMED, r.owner()));
-              changed = true;
-            }
-          }
-          return new Mutation<>(changed ? next : null, answer);
-        }));
+        results.putAll(cas(e.getKey(), BlockNames.cidr(asked.get(0).ip()),
+            entries -> claimIn(e.getKey(), entries, asked, standing)));
       } catch (ContendedException | KubernetesClientException x) {
         LOG.warn("claiming {} address(es) in IPBlock {} failed: {}", asked.size(), e.getKey(), x.getMessage());
         asked.forEach(r -> results.put(r.ip(), BlockClaim.failed(r.ip(), x.getMessage())));
       }
     }
-    withdrawClaimedByIPClaims(requests, results);
+    checkAgainstIPClaims(requests, results, standing);
     Map<Ip, BlockClaim> ordered = new LinkedHashMap<>();
     requests.forEach(r -> ordered.putIfAbsent(r.ip(), results.get(r.ip())));
     return ordered;
   }
 
   /**
-   * The block writer's side of the two-sided check: every address just written is looked up among
-   * the IPClaims on the API server; an address that has one gives its entry back and counts as
-   * taken (or as ours, when the claim is the same owner's, e.g. made by an older version).
+   * One block's part of {@link #claimAll}: adds an entry for each free address; records in
+   * {@code standing} the entries found already ours (for the check). {@code since} is read per
+   * attempt, just before the write, as {@link SplitHold} compares it.
    */
-  private void withdrawClaimedByIPClaims(Collection<BlockRequest> requests, Map<Ip, BlockClaim> results) {
-    List<BlockRequest> fresh = requests.stream()
-        .filter(r -> results.get(r.ip()).outcome() == BlockClaim.Outcome.CLAIMED && r.owner().sameAs(results.get(r.ip()).holder()))
-        .toList();
-    if (fresh.isEmpty()) {
+  private Mutation<Map<Ip, BlockClaim>> claimIn(String block, Map<String, IPBlockEntry> entries,
+      List<BlockRequest> asked, Map<Ip, IPBlockEntry> standing) {
+    String since = Instant.now(clock).toString();
+    Map<String, IPBlockEntry> next = new TreeMap<>(entries);
+    Map<Ip, BlockClaim> answer = new HashMap<>();
+    boolean changed = false;
+    for (BlockRequest r : asked) {
+      String key = r.ip().toString();
+      IPBlockEntry held = next.get(key);
+      if (held == null) {
+        next.put(key, new IPBlockEntry(r.pool(), r.owner(), r.origin(), since));
+        answer.put(r.ip(), BlockClaim.of(r.ip(), BlockClaim.Outcome.CLAIMED, r.owner()));
+        changed = true;
+      } else if (SplitHold.sameHolder(held.owner(), held.pool(), r.owner(), r.pool())) {
+        if (answer.putIfAbsent(r.ip(), BlockClaim.of(r.ip(), BlockClaim.Outcome.ALREADY_OURS, held.owner())) == null) {
+          standing.put(r.ip(), held);
+        }
+      } else {
+        ClaimOwner holder = held.owner() != null ? held.owner() : Malformed.holder("IPBlock", block);
+        answer.putIfAbsent(r.ip(), BlockClaim.of(r.ip(), BlockClaim.Outcome.HELD_BY_OTHER, holder));
+      }
+    }
+    return new Mutation<>(changed ? next : null, answer);
+  }
+
+  /** Who may remove an entry: this owner, of this pool (null: of any pool). */
+  private record Holder(ClaimOwner owner, String pool) {
+    boolean holds(IPBlockEntry e) {
+      return e.owner() != null && e.owner().sameAs(owner) && (pool == null || pool.equals(e.pool()));
+    }
+  }
+
+  /**
+   * The block writer's side of the two-sided check, against the IPClaims on the API server, for
+   * every address answered ours: a new entry whose address has an IPClaim is given back and the
+   * address counts as taken (or as ours, when the claim is the same holder's, e.g. made by an older
+   * version). An entry that already stood (an idempotent claim) may be half of a split hold left by
+   * a killed process: when the IPClaim is another holder's, {@link SplitHold} decides, and an entry
+   * that loses is given back. An entry that could not be given back, or whose check failed, is
+   * answered FAILED, never ours.
+   */
+  private void checkAgainstIPClaims(Collection<BlockRequest> requests, Map<Ip, BlockClaim> results,
+      Map<Ip, IPBlockEntry> standing) {
+    Map<Ip, BlockRequest> toCheck = new LinkedHashMap<>();
+    for (BlockRequest r : requests) {
+      BlockClaim c = results.get(r.ip());
+      if (c.ours() && r.owner().sameAs(c.holder())) {
+        toCheck.putIfAbsent(r.ip(), r);
+      }
+    }
+    if (toCheck.isEmpty()) {
       return;
     }
+    Map<Ip, IPClaim> found;
+    try {
+      found = ipClaimsOf(toCheck.values());
+    } catch (KubernetesClientException e) {
+      // Unchecked entries must not stand as ours: new ones are given back; all fail this pass.
+      LOG.warn("could not check IPClaims for {} block entries: {}", toCheck.size(), e.getMessage());
+      Map<Ip, Holder> back = new HashMap<>();
+      toCheck.values().stream().filter(r -> results.get(r.ip()).outcome() == BlockClaim.Outcome.CLAIMED)
+          .forEach(r -> back.put(r.ip(), new Holder(r.owner(), r.pool())));
+      BlockRelease given = release(back);
+      toCheck.keySet().forEach(ip -> results.put(ip, BlockClaim.failed(ip, "IPClaims could not be checked: "
+          + e.getMessage() + (given.stillHeld().containsKey(ip) ? "; the new entry may still stand" : ""))));
+      return;
+    }
+    Map<Ip, Holder> back = new HashMap<>();
+    found.forEach((ip, claim) -> {
+      BlockRequest r = toCheck.get(ip);
+      boolean fresh = results.get(ip).outcome() == BlockClaim.Outcome.CLAIMED;
+      IPBlockEntry held = standing.get(ip);
+      if (fresh || !sameHolder(claim, r) && (held == null || SplitHold.winner(claim, held) == SplitHold.Winner.CLAIM)) {
+        back.put(ip, new Holder(r.owner(), r.pool()));
+      }
+    });
+    BlockRelease given = release(back);
+    for (Ip ip : back.keySet()) {
+      IPClaim claim = found.get(ip);
+      String why = given.stillHeld().get(ip);
+      if (why != null) {
+        results.put(ip, BlockClaim.failed(ip, "IPClaim " + claim.getMetadata().getName()
+            + " exists, and the block entry could not be withdrawn: " + why));
+      } else {
+        results.put(ip, BlockClaim.of(ip, sameHolder(claim, toCheck.get(ip)) ? BlockClaim.Outcome.ALREADY_OURS
+            : BlockClaim.Outcome.HELD_BY_OTHER, Malformed.ownerOf(claim)));
+      }
+    }
+  }
+
+  private static boolean sameHolder(IPClaim claim, BlockRequest r) {
+    return Malformed.problem(claim) == null
+        && SplitHold.sameHolder(claim.getSpec().owner(), claim.getSpec().pool(), r.owner(), r.pool());
+  }
+
+  /**
+   * The IPClaims of these addresses on the API server, by address: a GET each for a few, else the
+   * LISTs of {@link #claimsThatMayHold}. None when the cluster has no IPClaim resource.
+   */
+  private Map<Ip, IPClaim> ipClaimsOf(Collection<BlockRequest> asked) {
     Map<Ip, IPClaim> found = new HashMap<>();
     try {
-      if (fresh.size() <= GET_CHECKS) {
-        for (BlockRequest r : fresh) {
+      if (asked.size() <= GET_CHECKS) {
+        for (BlockRequest r : asked) {
           IPClaim c = client.resources(IPClaim.class).withName(ClaimNames.of(r.ip())).get();
           if (c != null) {
             found.put(r.ip(), c);
@@ -163,8 +249,8 @@ public final class BlockLedger {
         }
       } else {
         Map<String, IPClaim> byName = new HashMap<>();
-        claimsThatMayHold(fresh).forEach(c -> byName.put(c.getMetadata().getName(), c));
-        for (BlockRequest r : fresh) {
+        claimsThatMayHold(asked).forEach(c -> byName.put(c.getMetadata().getName(), c));
+        for (BlockRequest r : asked) {
           IPClaim c = byName.get(ClaimNames.of(r.ip()));
           if (c != null) {
             found.put(r.ip(), c);
@@ -173,37 +259,10 @@ public final class BlockLedger {
       }
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
-        // Unchecked entries must not stand: give them all back and fail this pass for them.
-        LOG.warn("could not check IPClaims for {} new block entries: {}", fresh.size(), e.getMessage());
-        Map<Ip, ClaimOwner> back = new HashMap<>();
-        fresh.forEach(r -> back.put(r.ip(), r.owner()));
-        releaseAll(back);
-        fresh.forEach(r -> results.put(r.ip(), BlockClaim.failed(r.ip(), "IPClaims could not be checked: " + e.getMessage())));
-        return;
+        throw e;
       }
     }
-    if (found.isEmpty()) {
-      return;
-    }
-    Map<Ip, ClaimOwner> back = new HashMap<>();
-    for (BlockRequest r : fresh) {
-      if (found.containsKey(r.ip())) {
-        back.put(r.ip(), r.owner());
-      }
-    }
-    Set<Ip> withdrawn = releaseAll(back);
-    for (var e : found.entrySet()) {
-      Ip ip = e.getKey();
-      ClaimOwner holder = e.getValue().getSpec() == null ? null : e.getValue().getSpec().owner();
-      if (!withdrawn.contains(ip)) {
-        results.put(ip, BlockClaim.failed(ip, "IPClaim " + e.getValue().getMetadata().getName()
-            + " exists, and the block entry could not be withdrawn"));
-      } else {
-        boolean ours = holder != null && holder.sameAs(back.get(ip));
-        results.put(ip, BlockClaim.of(ip, ours ? BlockClaim.Outcome.ALREADY_OURS : BlockClaim.Outcome.HELD_BY_OTHER,
-            holder));
-      }
-    }
+    return found;
   }
 
   /**
@@ -213,8 +272,8 @@ public final class BlockLedger {
    * of the two answers; one created after them finds this writer's entry in its own check. The cost
    * follows the blocks touched (and the unlabelled claims left), not every IPClaim in the cluster.
    */
-  private List<IPClaim> claimsThatMayHold(List<BlockRequest> fresh) {
-    List<String> blockNames = fresh.stream().map(r -> BlockNames.of(r.ip())).distinct().sorted().toList();
+  private List<IPClaim> claimsThatMayHold(Collection<BlockRequest> asked) {
+    List<String> blockNames = asked.stream().map(r -> BlockNames.of(r.ip())).distinct().sorted().toList();
     List<IPClaim> out = new ArrayList<>();
     for (int i = 0; i < blockNames.size(); i += BLOCKS_PER_LIST) {
       String[] some = blockNames.subList(i, Math.min(blockNames.size(), i + BLOCKS_PER_LIST)).toArray(String[]::new);
@@ -230,43 +289,67 @@ public final class BlockLedger {
   }
 
   /**
-   * Removes the entries of these addresses that their given owner holds, one write per block (a
-   * delete when no entry is left); an entry held by anyone else is left. Returns the addresses whose entries are gone (removed now,
-   * or not there). A block that stays contended keeps its entries (logged; the next pass retries).
+   * Removes the entries of these addresses that their given owner holds, in any pool, one write per
+   * block (a delete when no entry is left); an entry held by anyone else is left. The answer says,
+   * per address, whether the entry is gone, another holder's, or possibly still standing because
+   * the block stayed contended or the API server refused ({@link BlockRelease#stillHeld}): the
+   * caller keeps those addresses and releases them again later. Prefer
+   * {@link #releaseAll(Map, String)}, which leaves the same owner's entries of other pools alone.
    */
-  public Set<Ip> releaseAll(Map<Ip, ClaimOwner> owners) {
+  public BlockRelease releaseAll(Map<Ip, ClaimOwner> owners) {
+    Map<Ip, Holder> holders = new HashMap<>();
+    owners.forEach((ip, owner) -> holders.put(ip, new Holder(owner, null)));
+    return release(holders);
+  }
+
+  /** {@link #releaseAll(Map)} of the entries of one pool only: an entry of another pool counts as another holder's. */
+  public BlockRelease releaseAll(Map<Ip, ClaimOwner> owners, String pool) {
+    Map<Ip, Holder> holders = new HashMap<>();
+    owners.forEach((ip, owner) -> holders.put(ip, new Holder(owner, pool)));
+    return release(holders);
+  }
+
+  private BlockRelease release(Map<Ip, Holder> holders) {
     Map<String, List<Ip>> byBlock = new TreeMap<>();
-    owners.keySet().forEach(ip -> byBlock.computeIfAbsent(BlockNames.of(ip), k -> new ArrayList<>()).add(ip));
-    Set<Ip> released = new java.util.HashSet<>();
+    holders.keySet().forEach(ip -> byBlock.computeIfAbsent(BlockNames.of(ip), k -> new ArrayList<>()).add(ip));
+    Set<Ip> released = new HashSet<>();
+    Set<Ip> others = new HashSet<>();
+    Map<Ip, String> stillHeld = new HashMap<>();
     for (var e : byBlock.entrySet()) {
       List<Ip> ips = e.getValue();
       try {
-        released.addAll(cas(e.getKey(), BlockNames.cidr(ips.get(0)), entries -> {
+        Map<Ip, Boolean> gone = cas(e.getKey(), BlockNames.cidr(ips.get(0)), entries -> {
           Map<String, IPBlockEntry> next = new TreeMap<>(entries);
-          List<Ip> gone = new ArrayList<>();
+          Map<Ip, Boolean> answer = new HashMap<>();
           boolean changed = false;
           for (Ip ip : ips) {
             IPBlockEntry held = next.get(ip.toString());
-            if (held == null) {
-              gone.add(ip);
-            } else if (held.owner().sameAs(owners.get(ip))) {
+            boolean ours = held != null && holders.get(ip).holds(held);
+            if (ours) {
               next.remove(ip.toString());
-              gone.add(ip);
               changed = true;
             }
+            answer.put(ip, held == null || ours);
           }
-          return new Mutation<>(changed ? next : null, gone);
-        }, false));
+          return new Mutation<>(changed ? next : null, answer);
+        }, false);
+        gone.forEach((ip, g) -> (g ? released : others).add(ip));
       } catch (ContendedException | KubernetesClientException x) {
         LOG.warn("releasing {} address(es) in IPBlock {} failed: {}", ips.size(), e.getKey(), x.getMessage());
+        ips.forEach(ip -> stillHeld.put(ip, String.valueOf(x.getMessage())));
       }
     }
-    return released;
+    return new BlockRelease(released, others, stillHeld);
   }
 
-  /** Releases one address if this owner holds it. */
+  /** Releases one address if this owner holds it (in any pool); true when its entry is gone. */
   public boolean release(Ip ip, ClaimOwner owner) {
-    return releaseAll(Map.of(ip, owner)).contains(ip);
+    return releaseAll(Map.of(ip, owner)).released().contains(ip);
+  }
+
+  /** Releases one address if this owner holds it in this pool; true when its entry is gone. */
+  public boolean release(Ip ip, ClaimOwner owner, String pool) {
+    return releaseAll(Map.of(ip, owner), pool).released().contains(ip);
   }
 
   /** The block holding an address, straight from the API server (null when absent). */
@@ -285,17 +368,33 @@ public final class BlockLedger {
     return blocks().list().getItems();
   }
 
-  /** Every entry of a pool, address to entry, straight from the API server. */
+  /**
+   * Every well-formed entry of a pool, address to entry, straight from the API server. Entries no
+   * reader can use are left out; {@link #malformedEntries} lists them.
+   */
   public Map<Ip, IPBlockEntry> entriesOfPool(String pool) {
     Map<Ip, IPBlockEntry> out = new TreeMap<>();
     for (IPBlock b : all()) {
       b.entries().forEach((address, entry) -> {
-        if (pool.equals(entry.pool())) {
-          try {
-            out.put(Ip.parse(address), entry);
-          } catch (RuntimeException e) {
-            LOG.warn("IPBlock {} has an entry '{}' that is not an address; ignored", b.getMetadata().getName(), address);
-          }
+        if (Malformed.problem(address, entry) == null && pool.equals(entry.pool())) {
+          out.put(Ip.parse(address), entry);
+        }
+      });
+    }
+    return out;
+  }
+
+  /**
+   * The entries of every block that no reader can use (a key that is not an address, no owner or no
+   * pool), for the caller to report. {@link #claimAll} treats such an entry's address as another's.
+   */
+  public List<MalformedEntry> malformedEntries() {
+    List<MalformedEntry> out = new ArrayList<>();
+    for (IPBlock b : all()) {
+      b.entries().forEach((address, entry) -> {
+        String problem = Malformed.problem(address, entry);
+        if (problem != null) {
+          out.add(new MalformedEntry(b.getMetadata().getName(), address, problem));
         }
       });
     }
@@ -322,21 +421,23 @@ public final class BlockLedger {
       try {
         IPBlock answer;
         if (current != null && m.entries().isEmpty() && !create) {
-          // The last entry released: the block goes, unless it changed since it was read.
-          blocks().withName(name).lockResourceVersion(current.getMetadata().getResourceVersion()).delete();
-          current.setSpec(new IPBlockSpec(current.getSpec() == null ? cidr : current.getSpec().cidr(), Map.of()));
-          written.accept(current);
-          return m.result();
-        }
-        if (current == null) {
+          // The last entry released: the block goes, unless it changed since it was read (409 or 404: read again).
+          if (ConditionedDelete.delete(client, current)) {
+            current.setSpec(new IPBlockSpec(current.getSpec() == null ? cidr : current.getSpec().cidr(), Map.of()));
+            written.accept(current);
+            return m.result();
+          }
+        } else if (current == null) {
           answer = blocks().resource(IPBlock.of(name, cidr, m.entries())).create();
+          written.accept(answer);
+          return m.result();
         } else {
           current.setSpec(new IPBlockSpec(current.getSpec() == null || current.getSpec().cidr() == null
               ? cidr : current.getSpec().cidr(), m.entries()));
           answer = blocks().resource(current).update(); // PUT with the resourceVersion read: 409 when stale
+          written.accept(answer);
+          return m.result();
         }
-        written.accept(answer);
-        return m.result();
       } catch (KubernetesClientException e) {
         // 409: changed since read; 404: deleted since read (emptied by a release). Both: read again.
         if (e.getCode() != 409 && e.getCode() != 404) {

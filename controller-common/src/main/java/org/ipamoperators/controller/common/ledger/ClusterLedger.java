@@ -1,6 +1,5 @@
 package org.ipamoperators.controller.common.ledger;
 
-import io.fabric8.kubernetes.api.model.StatusDetails;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
@@ -19,7 +18,13 @@ import org.ipamoperators.core.ledger.Claim;
  * two replicas with stale caches. Reads for planning may come from an informer cache; the create
  * here always goes to the API server. Addresses may also be held by entries of {@link IPBlock}s
  * ({@link BlockLedger}): a claim created here is checked against the address's block afterwards and
- * withdrawn when an entry exists, so an address is never held in both.
+ * withdrawn when an entry exists, so an address is never held in both. A claim that already stands
+ * is checked again on every claim of it: a process killed between its create and its check leaves
+ * the address in both ledgers, and {@link SplitHold} decides which record keeps it.
+ *
+ * <p>Every delete is conditioned on the uid and resourceVersion read ({@link ConditionedDelete}).
+ * Readers skip claims they cannot read ({@link Malformed}) and list them for reporting
+ * ({@link #malformedClaimsOfPool}); the address of such a claim counts as held by someone else.
  */
 public final class ClusterLedger {
   public static final String LABEL_CONTROLLER = "ipam.ipamoperators.org/controller";
@@ -41,8 +46,10 @@ public final class ClusterLedger {
   }
 
   /**
-   * Claims an address for an owner. Idempotent: claiming what the owner already holds succeeds.
-   * Never overwrites another owner's claim.
+   * Claims an address for an owner. Idempotent: claiming what the owner already holds succeeds,
+   * once the block ledger has been read again ({@link SplitHold}: an entry of another holder made
+   * first takes the address, and this claim is withdrawn). Never overwrites another owner's claim.
+   * An address whose claim no reader can use ({@link Malformed}) is {@code HELD_BY_OTHER}.
    */
   public ClaimResult claim(Ip ip, String pool, ClaimOwner owner) {
     return claim(ip, pool, owner, Map.of());
@@ -76,9 +83,11 @@ public final class ClusterLedger {
       if (existing == null) {
         continue; // released between our create and get: try again rather than report a false holder
       }
-      ClaimOwner holder = existing.getSpec().owner();
-      return new ClaimResult(holder.sameAs(owner) ? ClaimResult.Outcome.ALREADY_OURS
-          : ClaimResult.Outcome.HELD_BY_OTHER, holder, existing);
+      ClaimOwner holder = Malformed.ownerOf(existing);
+      if (Malformed.problem(existing) != null || !holder.sameAs(owner)) {
+        return new ClaimResult(ClaimResult.Outcome.HELD_BY_OTHER, holder, existing);
+      }
+      return recheckBlock(ip, existing);
     }
     throw new ClaimAttempts.ContendedException("IPClaim " + name);
   }
@@ -101,32 +110,55 @@ public final class ClusterLedger {
   public ClaimResult checkBlock(Ip ip, ClaimOwner owner, IPClaim created) {
     IPBlockEntry entry;
     try {
-      IPBlock block = client.resources(IPBlock.class).withName(BlockNames.of(ip)).get();
-      entry = block == null ? null : block.entries().get(ip.toString());
+      entry = entryOf(ip);
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner, created); // no block ledger in this cluster
-      }
-      withdraw(created);
+      ConditionedDelete.delete(client, created);
       throw e;
     }
     if (entry == null) {
       return new ClaimResult(ClaimResult.Outcome.CLAIMED, owner, created);
     }
-    withdraw(created);
-    return new ClaimResult(entry.owner().sameAs(owner) ? ClaimResult.Outcome.ALREADY_OURS
-        : ClaimResult.Outcome.HELD_BY_OTHER, entry.owner(), null);
+    ConditionedDelete.delete(client, created);
+    String pool = created.getSpec() == null ? null : created.getSpec().pool();
+    return new ClaimResult(SplitHold.sameHolder(entry.owner(), entry.pool(), owner, pool)
+        ? ClaimResult.Outcome.ALREADY_OURS : ClaimResult.Outcome.HELD_BY_OTHER, entryHolder(ip, entry), null);
   }
 
-  private void withdraw(IPClaim created) {
-    try {
-      claims().withName(created.getMetadata().getName())
-          .lockResourceVersion(created.getMetadata().getResourceVersion()).delete();
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404 && e.getCode() != 409) {
-        throw e;
-      }
+  /**
+   * The check of a claim that already stands for the owner asking (an idempotent claim). A process
+   * killed after its create and before its check, or a block writer killed after its write and
+   * before its check, may have left an entry of another holder for the address; then
+   * {@link SplitHold} decides. When the entry keeps the address, this claim is deleted (conditioned
+   * on the claim read; a claim changed meanwhile stays and is checked again at the next claim) and
+   * the address is the entry's holder's either way. A failed read of the block propagates: the
+   * claim is not reported as ours unchecked.
+   */
+  private ClaimResult recheckBlock(Ip ip, IPClaim existing) {
+    ClaimOwner holder = existing.getSpec().owner();
+    IPBlockEntry entry = entryOf(ip);
+    if (entry == null || SplitHold.sameHolder(entry.owner(), entry.pool(), holder, existing.getSpec().pool())
+        || SplitHold.winner(existing, entry) == SplitHold.Winner.CLAIM) {
+      return new ClaimResult(ClaimResult.Outcome.ALREADY_OURS, holder, existing);
     }
+    ConditionedDelete.delete(client, existing);
+    return new ClaimResult(ClaimResult.Outcome.HELD_BY_OTHER, entryHolder(ip, entry), null);
+  }
+
+  /** The block entry of an address from the API server; null when none, or no block ledger in this cluster. */
+  private IPBlockEntry entryOf(Ip ip) {
+    try {
+      IPBlock block = client.resources(IPBlock.class).withName(BlockNames.of(ip)).get();
+      return block == null ? null : block.entries().get(ip.toString());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return null; // no IPBlock resource in this cluster
+      }
+      throw e;
+    }
+  }
+
+  private static ClaimOwner entryHolder(Ip ip, IPBlockEntry entry) {
+    return entry.owner() != null ? entry.owner() : Malformed.holder("IPBlock", BlockNames.of(ip));
   }
 
   /**
@@ -141,25 +173,27 @@ public final class ClusterLedger {
   /** {@link #release}, returning the claim deleted (for callers that keep an index of claims). */
   public Optional<IPClaim> releaseClaim(Ip ip, ClaimOwner owner) {
     IPClaim existing = claims().withName(ClaimNames.of(ip)).get();
-    if (existing == null || existing.getSpec() == null || !existing.getSpec().owner().sameAs(owner)) {
+    if (existing == null || Malformed.problem(existing) != null || !existing.getSpec().owner().sameAs(owner)) {
       return Optional.empty();
     }
-    try {
-      List<StatusDetails> deleted = claims().withName(ClaimNames.of(ip))
-          .lockResourceVersion(existing.getMetadata().getResourceVersion())
-          .delete();
-      return deleted.isEmpty() ? Optional.empty() : Optional.of(existing);
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 409 || e.getCode() == 404) {
-        return Optional.empty();
-      }
-      throw e;
-    }
+    return ConditionedDelete.delete(client, existing) ? Optional.of(existing) : Optional.empty();
+  }
+
+  /**
+   * Deletes exactly this claim, as it was read: only if it still has this uid and resourceVersion.
+   * For callers that hold the claim object (an index, an informer): a claim deleted and created
+   * again by another owner, or changed since, stays. True when this call deleted it.
+   */
+  public boolean releaseIfUnchanged(IPClaim seen) {
+    return ConditionedDelete.delete(client, seen);
   }
 
   /** Sets a label on a claim (labels are not part of the immutable spec). */
   public void label(Ip ip, String key, String value) {
     claims().withName(ClaimNames.of(ip)).edit(c -> {
+      if (c.getMetadata().getLabels() == null) {
+        c.getMetadata().setLabels(new java.util.TreeMap<>());
+      }
       c.getMetadata().getLabels().put(key, value);
       return c;
     });
@@ -170,13 +204,26 @@ public final class ClusterLedger {
     return Optional.ofNullable(claims().withName(ClaimNames.of(ip)).get());
   }
 
-  /** Every claim of a pool, straight from the API server. */
+  /**
+   * Every well-formed claim of a pool, straight from the API server. Claims labelled with the pool
+   * that cannot be read are left out; {@link #malformedClaimsOfPool} lists them.
+   */
   public List<IPClaim> claimsOfPool(String pool) {
     return claims().withLabel(LABEL_POOL, ClaimNames.labelValue(pool)).list().getItems().stream()
-        .filter(c -> pool.equals(c.getSpec().pool())).toList();
+        .filter(c -> Malformed.problem(c) == null && pool.equals(c.getSpec().pool())).toList();
   }
 
-  /** Every claim in the cluster, whoever made it. */
+  /**
+   * The claims labelled with a pool that no reader can use (no spec, owner, pool or address;
+   * {@link Malformed#problem(IPClaim)} says which), for the caller to report. Their addresses, where
+   * named, stay taken: {@link #claim} answers {@code HELD_BY_OTHER} for them.
+   */
+  public List<IPClaim> malformedClaimsOfPool(String pool) {
+    return claims().withLabel(LABEL_POOL, ClaimNames.labelValue(pool)).list().getItems().stream()
+        .filter(c -> Malformed.problem(c) != null).toList();
+  }
+
+  /** Every claim in the cluster, whoever made it, malformed ones included ({@link Malformed#problem(IPClaim)}). */
   public List<IPClaim> all() {
     return claims().list().getItems();
   }

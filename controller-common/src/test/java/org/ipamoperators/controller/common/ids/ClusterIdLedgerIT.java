@@ -3,6 +3,7 @@ package org.ipamoperators.controller.common.ids;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.Malformed;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.Test;
@@ -161,5 +163,50 @@ class ClusterIdLedgerIT {
     assertThatThrownBy(() -> VRRP.claimName(0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> VRRP.claimName(256)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new IdSpace("Bad_Name", 1, 2)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * Issue 26: an IDClaim without a spec is skipped by the readers and listed for reporting; its number stays
+   * taken (the first free number passes over it), and no release removes it.
+   */
+  @Test
+  void aClaimWithoutSpecIsSkippedListedAndItsNumberStaysTaken(KubernetesClient client) {
+    ClusterIdLedger ledger = new ClusterIdLedger(client);
+    IdSpace space = new IdSpace("specless", 1, 5);
+    IDClaim specless = new IDClaim();
+    specless.setMetadata(new ObjectMetaBuilder().withName(space.claimName(1))
+        .withLabels(Map.of(ClusterIdLedger.LABEL_SPACE, space.name())).build());
+    client.resource(specless).create();
+
+    assertThat(ledger.claimsOf(space)).isEmpty();
+    assertThat(ledger.malformedClaimsOf(space)).extracting(c -> c.getMetadata().getName())
+        .containsExactly(space.claimName(1));
+    IdClaimResult one = ledger.claim(space, 1, "p", group("x"));
+    assertThat(one.outcome()).isEqualTo(IdClaimResult.Outcome.HELD_BY_OTHER);
+    assertThat(one.holder().controller()).isEqualTo(Malformed.CONTROLLER);
+    IdClaimResult first = ledger.claimFirstFree(space, "p", group("x"), Set.of());
+    assertThat(first.id()).hasValue(2);
+    assertThat(ledger.release(space, 1, group("x"))).isFalse();
+    assertThat(ledger.get(space, 1)).isPresent();
+  }
+
+  /** Issue 26: a release of a claim as it was read carries its uid: a claim re-created meanwhile by another stays. */
+  @Test
+  void aReleaseOfAClaimAsReadLeavesOneReCreatedByAnother(KubernetesClient client) {
+    ClusterIdLedger ledger = new ClusterIdLedger(client);
+    IdSpace space = new IdSpace("stale", 1, 5);
+    ledger.claim(space, 3, "p", group("x"));
+    IDClaim seen = ledger.get(space, 3).orElseThrow();
+    assertThat(ledger.release(space, 3, group("x"))).isTrue();
+    ledger.claim(space, 3, "p", group("y"));
+    IDClaim now = ledger.get(space, 3).orElseThrow();
+
+    assertThat(ledger.releaseIfUnchanged(seen)).isFalse();
+    IDClaim oldUid = new IDClaim();
+    oldUid.setMetadata(new ObjectMetaBuilder(now.getMetadata()).withUid(seen.getMetadata().getUid()).build());
+    assertThat(ledger.releaseIfUnchanged(oldUid)).isFalse();
+    assertThat(ledger.get(space, 3)).hasValueSatisfying(c -> assertThat(c.getSpec().owner().name()).isEqualTo("y"));
+    assertThat(ledger.releaseIfUnchanged(now)).isTrue();
+    assertThat(ledger.get(space, 3)).isEmpty();
   }
 }

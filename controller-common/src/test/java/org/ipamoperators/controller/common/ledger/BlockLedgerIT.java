@@ -2,7 +2,9 @@ package org.ipamoperators.controller.common.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.testsupport.kube.ApiFaultProxy;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.Test;
@@ -23,7 +26,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The block ledger on a real API server: one write per block for a group of addresses, the
  * compare-and-swap between two writers, and the two-sided check against IPClaim creators. Each
- * test uses addresses of its own (the server is shared).
+ * test uses blocks of its own (the server is shared); 10.26.0.0/16 is data only, never routed.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml"})
@@ -85,7 +88,10 @@ class BlockLedgerIT {
     release.put(ips.get(0), ns("group-0"));
     release.put(ips.get(1), ns("not-the-owner"));
     release.put(ips.get(127), ns("group-63"));
-    assertThat(ledger.releaseAll(release)).containsExactlyInAnyOrder(ips.get(0), ips.get(127));
+    BlockRelease released = ledger.releaseAll(release);
+    assertThat(released.released()).containsExactlyInAnyOrder(ips.get(0), ips.get(127));
+    assertThat(released.heldByOther()).containsExactly(ips.get(1));
+    assertThat(released.complete()).isTrue();
     assertThat(writes(client, "ipblocks") - after).isEqualTo(2.0);
     assertThat(ledger.entry(ips.get(0))).isNull();
     assertThat(ledger.entry(ips.get(1)).owner().name()).isEqualTo("group-0");
@@ -381,6 +387,194 @@ class BlockLedgerIT {
       check.close();
     }
     assertThat(deleted).as("rounds that ended with the block deleted").isEqualTo(30);
+  }
+
+  /**
+   * Issue 26, a claimer killed between its IPClaim create and its block check: the block writer's
+   * entry was written first (and checked: it found no IPClaim), then the claimer created its IPClaim
+   * and died. Both records stand. Whichever side claims again, the entry's holder (first) keeps the
+   * address and the claimer's side answers held-by-other and withdraws its claim; before, both
+   * idempotent paths answered ours.
+   */
+  @Test
+  void aClaimerKilledBeforeItsBlockCheckLeavesTheAddressToTheEntryMadeFirst(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    Ip ip = Ip.parse("10.26.0.10");
+    String since = java.time.Instant.now().minusSeconds(60).toString();
+    client.resources(IPBlock.class).resource(IPBlock.of(BlockNames.of(ip), BlockNames.cidr(ip),
+        Map.of(ip.toString(), new IPBlockEntry(POOL, ns("payments"), "allocated", since)))).create();
+    createClaim(client, ip, "ipgroup/default/lb", service("web"));
+
+    BlockClaim entrySide = new BlockLedger(client).claim(ip, POOL, ns("payments"), null);
+    ClaimResult claimSide = new ClusterLedger(client).claim(ip, "ipgroup/default/lb", service("web"));
+
+    assertThat(entrySide.ours() && claimSide.ours()).as("%s / %s: both told ours", entrySide, claimSide).isFalse();
+    assertThat(entrySide.outcome()).isEqualTo(BlockClaim.Outcome.ALREADY_OURS);
+    assertThat(claimSide.outcome()).isEqualTo(ClaimResult.Outcome.HELD_BY_OTHER);
+    assertThat(claimSide.holder().name()).isEqualTo("payments");
+    assertThat(client.resources(IPClaim.class).withName(ClaimNames.of(ip)).get()).as("the losing claim withdrawn").isNull();
+    assertThat(new BlockLedger(client).entry(ip).owner().name()).isEqualTo("payments");
+    assertThat(new ClusterLedger(client).claim(ip, "ipgroup/default/lb", service("web")).ours()).isFalse();
+  }
+
+  /**
+   * Issue 26, a block writer killed between its entry write and its IPClaim check: the IPClaim was
+   * made first (and checked: it found no entry), then the writer added its entry and died. The
+   * IPClaim's holder keeps the address; the block side answers held-by-other and withdraws its
+   * entry, whichever side asks first. Before, both idempotent paths answered ours.
+   */
+  @Test
+  void aBlockWriterKilledBeforeItsIPClaimCheckLeavesTheAddressToTheClaimMadeFirst(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    Ip ip = Ip.parse("10.26.0.70");
+    Ip other = Ip.parse("10.26.0.71"); // an entry of the same writer without a conflict stays
+    createClaim(client, ip, "ipgroup/default/lb", service("web"));
+    String since = java.time.Instant.now().toString();
+    client.resources(IPBlock.class).resource(IPBlock.of(BlockNames.of(ip), BlockNames.cidr(ip),
+        Map.of(ip.toString(), new IPBlockEntry(POOL, ns("payments"), "allocated", since),
+            other.toString(), new IPBlockEntry(POOL, ns("payments"), "allocated", since)))).create();
+
+    ClaimResult claimSide = new ClusterLedger(client).claim(ip, "ipgroup/default/lb", service("web"));
+    Map<Ip, BlockClaim> entrySide = new BlockLedger(client).claimAll(List.of(
+        new BlockRequest(ip, POOL, ns("payments"), null), new BlockRequest(other, POOL, ns("payments"), null)));
+
+    assertThat(entrySide.get(ip).ours() && claimSide.ours()).as("%s / %s: both told ours", entrySide, claimSide).isFalse();
+    assertThat(claimSide.outcome()).isEqualTo(ClaimResult.Outcome.ALREADY_OURS);
+    assertThat(entrySide.get(ip).outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    assertThat(entrySide.get(ip).holder().name()).isEqualTo("web");
+    assertThat(entrySide.get(other).outcome()).isEqualTo(BlockClaim.Outcome.ALREADY_OURS);
+    assertThat(new BlockLedger(client).entry(ip)).as("the losing entry withdrawn").isNull();
+    assertThat(new BlockLedger(client).entry(other).owner().name()).isEqualTo("payments");
+    assertThat(client.resources(IPClaim.class).withName(ClaimNames.of(ip)).get()).isNotNull();
+  }
+
+  /**
+   * The same two half-written states in one group larger than {@link BlockLedger#GET_CHECKS} (the
+   * IPClaims read by LIST): each address ends with one holder told ours, the one made first.
+   */
+  @Test
+  void aLargeGroupOfStandingEntriesIsCheckedAgainToo(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    List<Ip> ips = range("10.26.0.128", 8);
+    Ip claimFirst = ips.get(2);
+    Ip entryFirst = ips.get(5);
+    createClaim(client, claimFirst, "ipgroup/default/lb", service("older"));
+    String now = java.time.Instant.now().toString();
+    String before = java.time.Instant.now().minusSeconds(120).toString();
+    Map<String, IPBlockEntry> entries = new java.util.TreeMap<>();
+    for (Ip ip : ips) {
+      entries.put(ip.toString(), new IPBlockEntry(POOL, ns("group"), "allocated", ip.equals(entryFirst) ? before : now));
+    }
+    client.resources(IPBlock.class).resource(IPBlock.of(BlockNames.of(ips.get(0)), BlockNames.cidr(ips.get(0)), entries))
+        .create();
+    createClaim(client, entryFirst, "ipgroup/default/lb", service("newer"));
+
+    Map<Ip, BlockClaim> got = new BlockLedger(client).claimAll(ips.stream()
+        .map(ip -> new BlockRequest(ip, POOL, ns("group"), null)).toList());
+    ClusterLedger claims = new ClusterLedger(client);
+    ClaimResult older = claims.claim(claimFirst, "ipgroup/default/lb", service("older"));
+    ClaimResult newer = claims.claim(entryFirst, "ipgroup/default/lb", service("newer"));
+
+    assertThat(got.get(claimFirst).outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    assertThat(older.outcome()).isEqualTo(ClaimResult.Outcome.ALREADY_OURS);
+    assertThat(got.get(entryFirst).outcome()).isEqualTo(BlockClaim.Outcome.ALREADY_OURS);
+    assertThat(newer.outcome()).isEqualTo(ClaimResult.Outcome.HELD_BY_OTHER);
+    assertThat(got.values()).filteredOn(BlockClaim::ours).hasSize(7);
+    assertThat(new BlockLedger(client).entry(claimFirst)).isNull();
+    assertThat(client.resources(IPClaim.class).withName(ClaimNames.of(entryFirst)).get()).isNull();
+  }
+
+  /** Issue 26: an entry of the same namespace in another EgressIPAM's pool is another holder's. */
+  @Test
+  void anEntryOfAnotherPoolIsNotOurs(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    BlockLedger ledger = new BlockLedger(client);
+    Ip ip = Ip.parse("10.26.0.200");
+    assertThat(ledger.claim(ip, "egressipam/a", ns("payments"), null).outcome()).isEqualTo(BlockClaim.Outcome.CLAIMED);
+
+    BlockClaim fromB = ledger.claim(ip, "egressipam/b", ns("payments"), null);
+    assertThat(fromB.outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    BlockRelease byB = ledger.releaseAll(Map.of(ip, ns("payments")), "egressipam/b");
+    assertThat(byB.heldByOther()).containsExactly(ip);
+    assertThat(byB.released()).isEmpty();
+    assertThat(ledger.release(ip, ns("payments"), "egressipam/b")).isFalse();
+    assertThat(ledger.entry(ip).pool()).isEqualTo("egressipam/a");
+    assertThat(ledger.claim(ip, "egressipam/a", ns("payments"), null).outcome()).isEqualTo(BlockClaim.Outcome.ALREADY_OURS);
+    assertThat(ledger.release(ip, ns("payments"), "egressipam/a")).isTrue();
+    assertThat(ledger.entry(ip)).isNull();
+  }
+
+  /**
+   * Issue 26: a withdrawal that fails (every write of the blocks refused, here 409 from a fault
+   * proxy, so each block stays contended) is reported per address, with why, and the entries stand;
+   * once the API server accepts writes, the same release goes through.
+   */
+  @Test
+  void aReleaseThatCannotBeWrittenSaysWhichAddressesAreStillHeld(KubeApiServer server) throws Exception {
+    KubernetesClient client = server.newClient();
+    Ip a = Ip.parse("10.26.1.10");
+    Ip b = Ip.parse("10.26.1.70"); // another block
+    Ip absent = Ip.parse("10.26.1.11");
+    new BlockLedger(client).claimAll(List.of(new BlockRequest(a, POOL, ns("one"), null),
+        new BlockRequest(b, POOL, ns("one"), null)));
+    Map<Ip, ClaimOwner> release = Map.of(a, ns("one"), b, ns("one"), absent, ns("one"));
+    try (ApiFaultProxy proxy = new ApiFaultProxy(server, 7L);
+        KubernetesClient viaProxy = new KubernetesClientBuilder()
+            .withConfig(Config.fromKubeconfig(proxy.kubeconfig())).build()) {
+      proxy.rate(ApiFaultProxy.Fault.CONFLICT, 1.0);
+      long start = System.nanoTime();
+      BlockRelease failed = new BlockLedger(viaProxy).releaseAll(release, POOL);
+      System.out.printf("[block-release] refused writes reported after %d ms, %s%n",
+          (System.nanoTime() - start) / 1_000_000, proxy.injected());
+
+      assertThat(proxy.injected().get(ApiFaultProxy.Fault.CONFLICT)).isGreaterThanOrEqualTo(2L);
+      assertThat(failed.complete()).isFalse();
+      assertThat(failed.stillHeld()).containsOnlyKeys(a, b, absent);
+      assertThat(failed.stillHeld().get(a)).contains("was changed by others");
+      assertThat(failed.released()).isEmpty();
+      assertThat(new BlockLedger(client).entry(a).owner().name()).isEqualTo("one");
+      assertThat(new BlockLedger(client).entry(b).owner().name()).isEqualTo("one");
+
+      proxy.inject(false);
+      BlockRelease done = new BlockLedger(viaProxy).releaseAll(release, POOL);
+      assertThat(done.complete()).isTrue();
+      assertThat(done.released()).containsExactlyInAnyOrder(a, b, absent);
+    }
+    assertThat(new BlockLedger(client).entry(a)).isNull();
+    assertThat(new BlockLedger(client).entry(b)).isNull();
+  }
+
+  /**
+   * Issue 26: an IPClaim without a spec (the CRD allows it) names an address no reader can use: the
+   * block writer treats it as another's and backs off instead of failing; a block entry under a key
+   * that is not an address is skipped by the pool's readers and listed as malformed.
+   */
+  @Test
+  void malformedRecordsAreSkippedListedAndNeverFree(KubeApiServer server) {
+    KubernetesClient client = server.newClient();
+    Ip ip = Ip.parse("10.26.2.10");
+    IPClaim specless = new IPClaim();
+    specless.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(ClaimNames.of(ip)).build());
+    client.resource(specless).create();
+    BlockLedger ledger = new BlockLedger(client);
+
+    BlockClaim r = ledger.claim(ip, POOL, ns("payments"), null);
+    assertThat(r.outcome()).isEqualTo(BlockClaim.Outcome.HELD_BY_OTHER);
+    assertThat(r.holder().controller()).isEqualTo(Malformed.CONTROLLER);
+    assertThat(ledger.entry(ip)).isNull();
+
+    Ip good = Ip.parse("10.26.2.70");
+    client.resources(IPBlock.class).resource(IPBlock.of(BlockNames.of(good), BlockNames.cidr(good), Map.of(
+        good.toString(), new IPBlockEntry(POOL, ns("payments"), null, null),
+        "not-an-address", new IPBlockEntry(POOL, ns("payments"), null, null)))).create();
+    assertThat(ledger.entriesOfPool(POOL)).containsKey(good);
+    assertThat(ledger.malformedEntries()).contains(new MalformedEntry(BlockNames.of(good), "not-an-address",
+        "key 'not-an-address' is not an address"));
+  }
+
+  private static IPClaim createClaim(KubernetesClient client, Ip ip, String pool, ClaimOwner owner) {
+    return client.resources(IPClaim.class).resource(IPClaim.of(ClaimNames.of(ip), new IPClaimSpec(ip.toString(), pool, owner),
+        ClusterLedger.labels(ip, pool, owner))).create();
   }
 
   /** Writes to a resource as the API server counts them (its own metric). */

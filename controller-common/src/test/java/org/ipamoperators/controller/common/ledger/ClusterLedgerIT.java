@@ -3,10 +3,12 @@ package org.ipamoperators.controller.common.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -123,5 +125,60 @@ class ClusterLedgerIT {
       assertThat(client.resource(c).create().getSpec().address()).isEqualTo(good);
       client.resource(c).delete();
     }
+  }
+
+  /**
+   * Issue 26: an IPClaim without a spec (the CRD allows it) labelled with a pool. Reading the pool
+   * threw on it, which stuck the finalizer of whatever was being deleted; now it is skipped, listed
+   * for reporting, its address counts as held by someone else, and no release removes it.
+   */
+  @Test
+  void aClaimWithoutSpecIsSkippedListedAndNeverFree(KubernetesClient client) {
+    ClusterLedger ledger = new ClusterLedger(client);
+    String pool = "egressipam/specless";
+    Ip good = Ip.parse("10.26.3.1");
+    Ip bad = Ip.parse("10.26.3.2");
+    assertThat(ledger.claim(good, pool, ns("a")).outcome()).isEqualTo(ClaimResult.Outcome.CLAIMED);
+    IPClaim specless = new IPClaim();
+    specless.setMetadata(new ObjectMetaBuilder().withName(ClaimNames.of(bad))
+        .withLabels(Map.of(ClusterLedger.LABEL_POOL, ClaimNames.labelValue(pool))).build());
+    client.resource(specless).create();
+
+    assertThat(ledger.claimsOfPool(pool)).extracting(c -> c.getSpec().address()).containsExactly("10.26.3.1");
+    assertThat(ledger.malformedClaimsOfPool(pool)).extracting(c -> c.getMetadata().getName()).containsExactly("10.26.3.2");
+    assertThat(Malformed.problem(ledger.malformedClaimsOfPool(pool).get(0))).isEqualTo("has no spec");
+    ClaimResult r = ledger.claim(bad, pool, ns("a"));
+    assertThat(r.outcome()).isEqualTo(ClaimResult.Outcome.HELD_BY_OTHER);
+    assertThat(r.holder().controller()).isEqualTo(Malformed.CONTROLLER);
+    assertThat(ledger.release(bad, ns("a"))).isFalse();
+    assertThat(ledger.get(bad)).isPresent();
+  }
+
+  /**
+   * Issue 26: every delete carries the uid and resourceVersion read. A delete of a claim as it was
+   * read before it was released and claimed again by another owner, one with the new claim's
+   * resourceVersion but the old uid, and one with an old resourceVersion all leave the claim.
+   */
+  @Test
+  void aStaleDeleteLeavesTheNewClaim(KubernetesClient client) {
+    ClusterLedger ledger = new ClusterLedger(client);
+    Ip ip = Ip.parse("10.26.3.10");
+    IPClaim first = ledger.claim(ip, "egressipam/x", ns("a")).claim();
+    assertThat(ledger.releaseIfUnchanged(first)).isTrue();
+    IPClaim second = ledger.claim(ip, "egressipam/x", ns("b")).claim();
+
+    assertThat(ledger.releaseIfUnchanged(first)).as("the first claim, as read before its release").isFalse();
+    assertThat(ledger.get(ip)).hasValueSatisfying(c -> assertThat(c.getSpec().owner().name()).isEqualTo("b"));
+    IPClaim oldUid = new IPClaim();
+    oldUid.setMetadata(new ObjectMetaBuilder(second.getMetadata()).withUid(first.getMetadata().getUid()).build());
+    assertThat(ledger.releaseIfUnchanged(oldUid)).as("the current resourceVersion with the old uid").isFalse();
+    assertThat(ledger.get(ip)).hasValueSatisfying(c -> assertThat(c.getMetadata().getUid())
+        .isEqualTo(second.getMetadata().getUid()));
+    ledger.label(ip, "example.org/touched", "yes");
+    assertThat(ledger.releaseIfUnchanged(second)).as("an older resourceVersion of the same claim").isFalse();
+    assertThat(ledger.get(ip)).isPresent();
+
+    assertThat(ledger.releaseIfUnchanged(ledger.get(ip).orElseThrow())).isTrue();
+    assertThat(ledger.get(ip)).isEmpty();
   }
 }
