@@ -106,7 +106,8 @@ final class EgressCleanup {
     failures.addAll(cloud.failures());
     ShownAfterWrites shown = new ShownAfterWrites(views, name, network, held, true, cloud.interfaces());
     EgressWrites.Release released = EgressWrites.release(held.keySet(), shown::find);
-    publisher.release(released.now().stream().map(held::get).toList());
+    publisher.release(name, released.now().stream().map(held::get).toList())
+        .forEach((ip, why) -> failures.add("release of " + ip + " in the ledger: " + why));
     if (!failures.isEmpty() || !released.kept().isEmpty()) {
       List<String> all = new ArrayList<>(failures);
       if (!released.kept().isEmpty()) {

@@ -337,16 +337,17 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
       cleared.addAll(EgressWrites.toClear(served, views.netNamespacesShowing(seen.held().keySet())));
     }
     NetworkWrite write = EgressPolicy.networkWrite(name, ipam.getSpec(), plan, served, cleared, decision.nodes(),
-        seen.platform().needsCloudApi()).withForeign(EgressPolicy.foreignIn(ipam.getMetadata().getName(), ipam.getSpec(), seen.claims()));
+        seen.platform().needsCloudApi()).withForeign(EgressPolicy.foreignIn(name, ipam.getSpec(), seen.claims()));
     writeFailures.addAll(egressNetwork.write(seen.network(), write, seen.subnets(), seen.nodes()));
-    if (!writeFailures.isEmpty()) {
-      events.warning(ipam, "NetworkWriteFailed", String.join("; ", writeFailures));
-    }
     // Released last, and only what no place shows any more.
     EgressWrites.Release released = EgressWrites.release(plan.toRelease(), new ShownAfterWrites(views, name,
         seen.network(), seen.held(), false, new ShownAfterWrites.Interfaces(decision.attached(),
             decision.attachmentsUnknown(), cloud.detached()))::find);
-    publisher.release(released.now().stream().map(seen.held()::get).toList());
+    publisher.release(name, released.now().stream().map(seen.held()::get).toList())
+        .forEach((ip, why) -> writeFailures.add("release of " + ip + " in the ledger: " + why));
+    if (!writeFailures.isEmpty()) {
+      events.warning(ipam, "NetworkWriteFailed", String.join("; ", writeFailures));
+    }
     if (!released.kept().isEmpty()) {
       LOG.info("IPAM {}: {}", name, released.describeKept());
     }

@@ -147,7 +147,7 @@ final class EgressPublisher {
     }
     if (!giveBack.isEmpty()) {
       // Never published (the namespace did not get all of its addresses): nothing shows them.
-      blockLedger.releaseAll(giveBack);
+      blockLedger.releaseAll(giveBack, pool(ipam));
     }
     return retry.get();
   }
@@ -220,10 +220,12 @@ final class EgressPublisher {
   }
 
   /**
-   * Releases held addresses: block entries in one write per block; an IPClaim of an older version
-   * is deleted (guarded by its resourceVersion), never converted.
+   * Releases held addresses: block entries of this IPAM's pool in one write per block; an IPClaim of
+   * an older version is deleted (guarded by its resourceVersion), never converted. Returns the entries
+   * that may still stand (a contended block, a refused write), with why: they stay this IPAM's and are
+   * released again by a later pass.
    */
-  void release(Collection<HeldAddress> held) {
+  Map<Ip, String> release(String ipam, Collection<HeldAddress> held) {
     Map<Ip, ClaimOwner> entries = new HashMap<>();
     for (HeldAddress h : held) {
       if (h.claim() == null) {
@@ -232,9 +234,7 @@ final class EgressPublisher {
         views.claimsWritten.deleted(h.claim().getMetadata().getName(), h.claim().getMetadata().getResourceVersion());
       }
     }
-    if (!entries.isEmpty()) {
-      blockLedger.releaseAll(entries);
-    }
+    return entries.isEmpty() ? Map.of() : blockLedger.releaseAll(entries, pool(ipam)).stillHeld();
   }
 
   /** Null when removed (or gone), else the API server's answer: the namespace still shows its addresses. */
