@@ -43,8 +43,6 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
-import org.ipamoperators.core.failover.FailoverPolicy;
-import org.ipamoperators.core.failover.HealthObservation;
 import org.ipamoperators.core.failover.NodeCondition;
 import org.ipamoperators.core.failover.NodeVerdict;
 import org.ipamoperators.eip.api.Eip;
@@ -57,6 +55,7 @@ import org.ipamoperators.eip.plan.EipTags;
 import org.ipamoperators.eip.plan.NodeAssignment;
 import org.ipamoperators.eip.plan.NodeCandidate;
 import org.ipamoperators.eip.plan.NodeEip;
+import org.ipamoperators.eip.plan.NodeHealth;
 import org.ipamoperators.eip.plan.PodClaimant;
 import org.ipamoperators.eip.plan.PodDecision;
 import org.ipamoperators.eip.plan.PodView;
@@ -78,6 +77,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   static final String COND_READY = "Ready";
   static final String COND_CONFLICT = "Conflict";
   static final String COND_QUOTA = "QuotaExceeded";
+  static final String REASON_HOLDER_NOT_READY = "HolderNotReady";
   private static final Logger LOG = LoggerFactory.getLogger(EipReconciler.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration RETRY_AWS = Duration.ofSeconds(30);
@@ -92,11 +92,12 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   private final EipMetrics metrics;
   private final ClusterLedger ledger;
   private final Clock clock;
-  private final FailoverPolicy failover;
-  /** Node mode decides over all node-mode Eips: one at a time, with the holders it last wrote (caches lag). */
-  private final Object nodeMode = new Object();
+  /** Node mode plans over all node-mode Eips, one plan at a time, with the holders it last chose (caches lag). */
+  private final Object planLock = new Object();
+  private final NodeHealth health;
   private final Map<String, Optional<String>> nodeHolders = new ConcurrentHashMap<>();
-  private final Map<String, Instant> failedNodes = new ConcurrentHashMap<>();
+  /** AWS changes to one address are serialised; different addresses proceed at once. */
+  private final KeyedLocks addressLocks = new KeyedLocks(64);
   private final Set<String> claimed = ConcurrentHashMap.newKeySet();
 
   private InformerEventSource<Pod, Eip> pods;
@@ -115,7 +116,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     this.metrics = metrics;
     this.ledger = new ClusterLedger(client);
     this.clock = clock;
-    this.failover = new FailoverPolicy(settings.failoverGrace(), settings.failoverRecovery());
+    this.health = new NodeHealth(settings.failoverGrace(), settings.failoverRecovery());
   }
 
   EipMetrics metrics() {
@@ -570,122 +571,141 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
 
   // --- node mode ---------------------------------------------------------------------------------
 
+  /** One node-mode pass: the plan over all node-mode Eips, the nodes it was made from, when to look again. */
+  private record NodePass(NodeAssignment plan, List<Node> nodes, Map<String, Node> byName, Duration again) {}
+
+  /**
+   * Decides under the plan lock (informer caches and memory only, no I/O) and reserves this Eip's node there, so
+   * that Eips reconciled at once never pick the same node; then acts on AWS under this address's lock only.
+   */
   private Duration nodeMode(Eip eip, ElasticIp address, StatusDraft status, Context<Eip> context) {
-    synchronized (nodeMode) {
-      Instant now = clock.instant();
-      List<Node> all = nodes.list(n -> true).toList();
-      Map<String, NodeVerdict> verdicts = verdicts(all, now);
-      Map<String, Node> byName = new HashMap<>();
-      List<NodeCandidate> candidates = new ArrayList<>();
-      for (Node n : all) {
-        byName.put(n.getMetadata().getName(), n);
-        String manage = labels(n).get(EipNames.MANAGE_LABEL);
-        if (manage == null || "false".equalsIgnoreCase(manage)) {
-          continue;
-        }
-        NodeVerdict v = verdicts.get(n.getMetadata().getName());
-        candidates.add(new NodeCandidate(n.getMetadata().getName(), labels(n),
-            v == null ? NodeCondition.FAILED : v.condition(), n.getMetadata().getDeletionTimestamp() != null,
-            internalIp(n) != null && ElasticIps.instanceId(n.getSpec().getProviderID()).isPresent()));
+    NodePass pass;
+    synchronized (planLock) {
+      pass = planNodes(context);
+      nodeHolders.put(eip.key(), pass.plan().holder(eip.key()));
+    }
+    try {
+      synchronized (addressLocks.of(address.allocationId())) {
+        actOnNode(eip, address, status, pass);
       }
-      List<NodeEip> nodeEips = new ArrayList<>();
-      for (Eip e : context.getPrimaryCache().list().toList()) {
-        Map<String, String> selector = nodeSelector(e);
-        if (selector == null || e.getMetadata().getDeletionTimestamp() != null) {
-          continue;
-        }
-        String key = e.key();
-        Optional<String> remembered = nodeHolders.get(key);
-        String holder = remembered != null ? remembered.orElse(null)
-            : e.getStatus() == null ? null : e.getStatus().resourceId();
-        nodeEips.add(new NodeEip(key, selector, holder));
-      }
-      NodeAssignment plan = NodeAssignment.plan(nodeEips, candidates);
-      Optional<String> target = plan.holder(eip.key());
-      try {
-        if (target.isEmpty()) {
-          String why = plan.unassigned().getOrDefault(eip.key(), "no node may hold it");
-          detach(eip, address, status, "NoEligibleNode", why);
-          nodeHolders.put(eip.key(), Optional.empty());
-        } else {
-          Node node = byName.get(target.get());
-          String ip = internalIp(node);
-          String eni = address.networkInterfaceId();
-          String association = address.associationId();
-          if (!address.associatedTo(null, ip)) {
-            String instance = ElasticIps.instanceId(node.getSpec().getProviderID()).orElseThrow();
-            Optional<String> found = ec2.interfaceHolding(instance, ip);
-            if (found.isEmpty()) {
-              String message = "node " + target.get() + " address " + ip + " is on no network interface of "
-                  + instance;
-              events.warning(node, "EniNotFound", message);
-              detach(eip, address, status, "EniNotFound", message);
-              nodeHolders.put(eip.key(), Optional.empty());
-              return settings.resyncInterval();
-            }
-            eni = found.get();
-            association = ec2.associate(address.allocationId(), eni, ip);
-            events.normal(eip, "Associated", address.publicIp() + " associated with node " + target.get() + " ("
-                + ip + " on " + eni + ")" + (address.associated() ? ", moved from " + address.privateIp() : ""));
-          }
-          nodeHolders.put(eip.key(), target);
-          status.attached(eni, ip, target.get(), association);
-          status.condition(COND_READY, true, "Associated", address.publicIp() + " is associated with node "
-              + target.get());
-        }
-      } finally {
-        readyLabels(plan, byName);
-      }
+    } finally {
+      readyLabels(pass.plan(), pass.byName());
       // A deleted node no Eip holds any more: the old operator's finalizer would keep it forever.
-      for (Node n : all) {
-        if (n.getMetadata().getDeletionTimestamp() != null && !plan.holders().containsValue(n.getMetadata().getName())) {
+      for (Node n : pass.nodes()) {
+        if (n.getMetadata().getDeletionTimestamp() != null
+            && !pass.plan().holders().containsValue(n.getMetadata().getName())) {
           LegacyFinalizers.removeFromNode(client, n);
         }
       }
-      Duration again = settings.resyncInterval();
-      for (NodeVerdict v : verdicts.values()) {
-        if (v.reviewAt() != null && v.reviewAt().isAfter(now)) {
-          Duration d = Duration.between(now, v.reviewAt()).plusMillis(200);
-          again = d.compareTo(again) < 0 ? d : again;
-        }
-      }
-      return again;
     }
+    return pass.again();
   }
 
-  /** The failover policy's verdicts; a failure is remembered so that a node flapping back waits out recovery. */
-  private Map<String, NodeVerdict> verdicts(List<Node> all, Instant now) {
-    List<HealthObservation> health = new ArrayList<>();
+  /** The assignment of every node-mode Eip from the caches and the holders last written. Caller holds planLock. */
+  private NodePass planNodes(Context<Eip> context) {
+    Instant now = clock.instant();
+    List<Node> all = nodes.list(n -> true).toList();
+    Map<String, Boolean> readiness = new HashMap<>();
+    all.forEach(n -> readiness.put(n.getMetadata().getName(), ready(n)));
+    Map<String, NodeVerdict> verdicts = health.evaluate(readiness, now);
+    Map<String, Node> byName = new HashMap<>();
+    List<NodeCandidate> candidates = new ArrayList<>();
     for (Node n : all) {
-      String name = n.getMetadata().getName();
-      Instant failedAt = failedNodes.get(name);
-      if (failedAt != null) {
-        health.add(new HealthObservation(name, failedAt.minus(settings.failoverGrace()), false));
+      byName.put(n.getMetadata().getName(), n);
+      String manage = labels(n).get(EipNames.MANAGE_LABEL);
+      if (manage == null || "false".equalsIgnoreCase(manage)) {
+        continue;
       }
-      health.add(readiness(n));
+      NodeVerdict v = verdicts.get(n.getMetadata().getName());
+      candidates.add(new NodeCandidate(n.getMetadata().getName(), labels(n),
+          v == null ? NodeCondition.FAILED : v.condition(), n.getMetadata().getDeletionTimestamp() != null,
+          internalIp(n) != null && ElasticIps.instanceId(n.getSpec().getProviderID()).isPresent()));
     }
-    Map<String, NodeVerdict> verdicts = failover.evaluate(health, now);
-    verdicts.forEach((node, v) -> {
-      if (v.condition() == NodeCondition.FAILED) {
-        failedNodes.putIfAbsent(node, v.since());
-      } else if (v.condition() == NodeCondition.HEALTHY) {
-        failedNodes.remove(node);
+    List<NodeEip> nodeEips = new ArrayList<>();
+    for (Eip e : context.getPrimaryCache().list().toList()) {
+      Map<String, String> selector = nodeSelector(e);
+      if (selector == null || e.getMetadata().getDeletionTimestamp() != null) {
+        continue;
       }
-    });
-    failedNodes.keySet().retainAll(verdicts.keySet());
-    return verdicts;
+      Optional<String> remembered = nodeHolders.get(e.key());
+      String holder = remembered != null ? remembered.orElse(null)
+          : e.getStatus() == null ? null : e.getStatus().resourceId();
+      nodeEips.add(new NodeEip(e.key(), selector, holder));
+    }
+    Duration again = settings.resyncInterval();
+    for (NodeVerdict v : verdicts.values()) {
+      if (v.reviewAt() != null && v.reviewAt().isAfter(now)) {
+        Duration d = Duration.between(now, v.reviewAt()).plusMillis(200);
+        again = d.compareTo(again) < 0 ? d : again;
+      }
+    }
+    return new NodePass(NodeAssignment.plan(nodeEips, candidates), all, byName, again);
   }
 
-  private static HealthObservation readiness(Node n) {
-    if (n.getStatus() != null && n.getStatus().getConditions() != null) {
-      for (var c : n.getStatus().getConditions()) {
-        if ("Ready".equals(c.getType())) {
-          Instant at = c.getLastTransitionTime() == null ? Instant.EPOCH : Instant.parse(c.getLastTransitionTime());
-          return new HealthObservation(n.getMetadata().getName(), at, "True".equals(c.getStatus()));
-        }
-      }
+  /** Carries out this Eip's part of the plan in AWS and in its status. */
+  private void actOnNode(Eip eip, ElasticIp address, StatusDraft status, NodePass pass) {
+    Optional<String> target = pass.plan().holder(eip.key());
+    if (target.isEmpty()) {
+      detach(eip, address, status, "NoEligibleNode",
+          pass.plan().unassigned().getOrDefault(eip.key(), "no node may hold it"));
+      return;
     }
-    return new HealthObservation(n.getMetadata().getName(), Instant.EPOCH, false);
+    Node node = pass.byName().get(target.get());
+    String ip = internalIp(node);
+    String kept = pass.plan().kept().get(eip.key());
+    if (kept != null) {
+      keepOnHolder(eip, address, status, target.get(), ip, kept);
+      return;
+    }
+    String eni = address.networkInterfaceId();
+    String association = address.associationId();
+    if (!address.associatedTo(null, ip)) {
+      String instance = ElasticIps.instanceId(node.getSpec().getProviderID()).orElseThrow();
+      Optional<String> found = ec2.interfaceHolding(instance, ip);
+      if (found.isEmpty()) {
+        String message = "node " + target.get() + " address " + ip + " is on no network interface of " + instance;
+        events.warning(node, "EniNotFound", message);
+        detach(eip, address, status, "EniNotFound", message);
+        nodeHolders.put(eip.key(), Optional.empty());
+        return;
+      }
+      eni = found.get();
+      association = ec2.associate(address.allocationId(), eni, ip);
+      events.normal(eip, "Associated", address.publicIp() + " associated with node " + target.get() + " ("
+          + ip + " on " + eni + ")" + (address.associated() ? ", moved from " + address.privateIp() : ""));
+    }
+    status.attached(eni, ip, target.get(), association);
+    status.condition(COND_READY, true, "Associated", address.publicIp() + " is associated with node "
+        + target.get());
+  }
+
+  /**
+   * The holder is not Ready but no other node may take the address: it stays where it is (k8s-eip-operator kept
+   * the association too), with a condition, a Warning once and a log line saying why. Never associated anew with
+   * a node that is not Ready.
+   */
+  private void keepOnHolder(Eip eip, ElasticIp address, StatusDraft status, String holder, String ip,
+      String why) {
+    if (!address.associatedTo(null, ip)) {
+      detach(eip, address, status, "NoEligibleNode", why);
+      nodeHolders.put(eip.key(), Optional.empty());
+      return;
+    }
+    String message = address.publicIp() + " stays associated: " + why;
+    if (!REASON_HOLDER_NOT_READY.equals(readyReason(eip))) {
+      LOG.warn("Eip {}: {}", eip.key(), message);
+      events.warning(eip, REASON_HOLDER_NOT_READY, message);
+    }
+    status.attached(address.networkInterfaceId(), ip, holder, address.associationId());
+    status.condition(COND_READY, false, REASON_HOLDER_NOT_READY, message);
+  }
+
+  private static String readyReason(Eip eip) {
+    if (eip.getStatus() == null || eip.getStatus().conditions() == null) {
+      return null;
+    }
+    return eip.getStatus().conditions().stream().filter(c -> COND_READY.equals(c.getType()))
+        .map(Condition::getReason).findFirst().orElse(null);
   }
 
   private void readyLabels(NodeAssignment plan, Map<String, Node> byName) {
@@ -717,18 +737,9 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     try {
       boolean retain = eip.getSpec() != null && eip.getSpec().retain();
       for (ElasticIp a : ec2.withTags(Map.of(EipNames.TAG_UID, eip.getMetadata().getUid()))) {
-        if (a.associated()) {
-          ec2.disassociate(a.associationId());
+        synchronized (addressLocks.of(a.allocationId())) {
+          giveBack(eip, a, retain);
         }
-        if (retain) {
-          ec2.untag(a.allocationId(), EipNames.RESERVED_TAGS);
-          LOG.info("Eip {} deleted: {} retained (reclaimPolicy Retain), untagged", eip.key(), a.publicIp());
-        } else {
-          ec2.release(a.allocationId());
-          LOG.info("Eip {} deleted: {} released", eip.key(), a.publicIp());
-        }
-        ledger.release(Ip.parse(a.publicIp()), owner(eip));
-        claimed.remove(a.allocationId());
       }
     } catch (ElasticIpException e) {
       events.warning(eip, "AwsError", "cannot release the address: " + e.getMessage());
@@ -737,15 +748,29 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     String resource = eip.getStatus() == null ? null : eip.getStatus().resourceId();
     if (resource != null && podName(eip) != null) {
       unannotate(eip, resource);
-    } else if (resource != null && nodeSelector(eip) != null) {
-      synchronized (nodeMode) {
-        nodeHolders.remove(eip.key());
-        labelNode(resource, "false");
-      }
     }
     nodeHolders.remove(eip.key());
+    if (resource != null && nodeSelector(eip) != null) {
+      labelNode(resource, "false");
+    }
     metrics.gone(eip.key());
     return DeleteControl.defaultDelete();
+  }
+
+  /** Disassociates the address, then releases it or (Retain) removes our tags, then frees its ledger claim. */
+  private void giveBack(Eip eip, ElasticIp a, boolean retain) {
+    if (a.associated()) {
+      ec2.disassociate(a.associationId());
+    }
+    if (retain) {
+      ec2.untag(a.allocationId(), EipNames.RESERVED_TAGS);
+      LOG.info("Eip {} deleted: {} retained (reclaimPolicy Retain), untagged", eip.key(), a.publicIp());
+    } else {
+      ec2.release(a.allocationId());
+      LOG.info("Eip {} deleted: {} released", eip.key(), a.publicIp());
+    }
+    ledger.release(Ip.parse(a.publicIp()), owner(eip));
+    claimed.remove(a.allocationId());
   }
 
   // --- status ------------------------------------------------------------------------------------
