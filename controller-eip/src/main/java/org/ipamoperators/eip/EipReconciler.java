@@ -228,8 +228,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
    * stale copy of one deleted or replaced ({@link #stillThere}).
    */
   private ElasticIp address(Eip eip, EipSelector selector, StatusDraft status) {
-    String uid = eip.getMetadata().getUid();
-    AddressChoice choice = AddressChoice.of(ec2.withTags(Map.of(EipNames.TAG_UID, uid)),
+    AddressChoice choice = AddressChoice.of(ownAddresses(eip, selector),
         eip.getStatus() == null ? null : eip.getStatus().allocationId());
     for (ElasticIp duplicate : choice.release()) {
       if (duplicate.associated()) {
@@ -264,6 +263,47 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   }
 
   /**
+   * The addresses tagged with this Eip's UID, and the one its status names when the tag lookup misses it (EC2's
+   * tag index lags behind, or the tags were removed): found by its allocation id and, unless it carries another
+   * Eip's UID, taken back; with {@code selector} given, tagged again. Without this a missed lookup would allocate a
+   * second address, move the workload to a new public IP and leave the first one untagged, beyond the sweep.
+   */
+  private List<ElasticIp> ownAddresses(Eip eip, EipSelector selector) {
+    String uid = eip.getMetadata().getUid();
+    List<ElasticIp> tagged = ec2.withTags(Map.of(EipNames.TAG_UID, uid));
+    String recorded = eip.getStatus() == null ? null : eip.getStatus().allocationId();
+    if (recorded == null || tagged.stream().anyMatch(a -> a.allocationId().equals(recorded))) {
+      return tagged;
+    }
+    Optional<ElasticIp> found = ec2.byAllocationId(recorded);
+    String foundUid = found.map(a -> a.tag(EipNames.TAG_UID)).orElse(null);
+    if (found.isEmpty() || (foundUid != null && !foundUid.equals(uid))) {
+      return tagged; // released meanwhile, or another Eip's
+    }
+    ElasticIp a = found.get();
+    if (selector != null) {
+      Map<String, String> ours = tags(eip, selector);
+      ec2.tag(a.allocationId(), ours);
+      Map<String, String> tags = new LinkedHashMap<>(a.tags());
+      tags.putAll(ours);
+      a = new ElasticIp(a.allocationId(), a.publicIp(), a.associationId(), a.networkInterfaceId(), a.privateIp(),
+          a.instanceId(), a.publicIpv4Pool(), tags);
+      LOG.info("Eip {}: {} ({}) found by the allocation id in its status, not by its tags: tagged again",
+          eip.key(), a.publicIp(), a.allocationId());
+      events.normal(eip, "AddressRetagged", a.publicIp() + " (" + a.allocationId() + ") was found by the"
+          + " allocation id in the status but not by its tags: tagged again");
+    }
+    List<ElasticIp> all = new ArrayList<>(tagged);
+    all.add(a);
+    return all;
+  }
+
+  private Map<String, String> tags(Eip eip, EipSelector selector) {
+    return EipTags.of(settings.clusterName(), eip.getMetadata().getNamespace(), eip.getMetadata().getName(),
+        eip.getMetadata().getUid(), selector, settings.defaultTags());
+  }
+
+  /**
    * Whether this Eip, as the apiserver has it now, is the one being reconciled: not deleted, not deleting, not
    * replaced by another of its name. A replica whose watches went quiet reconciles what it last heard; allocating
    * for a copy that is gone would leak an address tagged with a dead UID, and its status write (by name) would
@@ -284,8 +324,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   }
 
   private ElasticIp adoptOrAllocate(Eip eip, EipSelector selector, StatusDraft status) {
-    Map<String, String> tags = EipTags.of(settings.clusterName(), eip.getMetadata().getNamespace(),
-        eip.getMetadata().getName(), eip.getMetadata().getUid(), selector, settings.defaultTags());
+    Map<String, String> tags = tags(eip, selector);
     var allocation = eip.getSpec().allocation();
     if (allocation != null && allocation.adoptTags() != null && !allocation.adoptTags().isEmpty()) {
       for (ElasticIp candidate : ec2.withTags(allocation.adoptTags())) {
@@ -736,7 +775,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   public DeleteControl cleanup(Eip eip, Context<Eip> context) {
     try {
       boolean retain = eip.getSpec() != null && eip.getSpec().retain();
-      for (ElasticIp a : ec2.withTags(Map.of(EipNames.TAG_UID, eip.getMetadata().getUid()))) {
+      for (ElasticIp a : ownAddresses(eip, null)) {
         synchronized (addressLocks.of(a.allocationId())) {
           giveBack(eip, a, retain);
         }
