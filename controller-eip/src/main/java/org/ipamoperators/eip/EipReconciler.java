@@ -24,6 +24,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -345,7 +346,9 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       return null;
     }
     try {
-      ElasticIp a = ec2.allocate(tags, allocation == null ? null : allocation.publicIpv4Pool());
+      Map<String, String> withTime = new LinkedHashMap<>(tags);
+      withTime.put(EipNames.TAG_ALLOCATED_AT, clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+      ElasticIp a = ec2.allocate(withTime, allocation == null ? null : allocation.publicIpv4Pool());
       events.normal(eip, "AddressAllocated", "allocated " + a.publicIp() + " (" + a.allocationId() + ")");
       return a;
     } catch (ElasticIpException e) {
