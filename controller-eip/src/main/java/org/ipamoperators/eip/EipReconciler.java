@@ -44,8 +44,6 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
-import org.ipamoperators.core.failover.NodeCondition;
-import org.ipamoperators.core.failover.NodeVerdict;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
@@ -53,10 +51,6 @@ import org.ipamoperators.eip.api.EipSpec;
 import org.ipamoperators.eip.api.EipStatus;
 import org.ipamoperators.eip.plan.AddressChoice;
 import org.ipamoperators.eip.plan.EipTags;
-import org.ipamoperators.eip.plan.NodeAssignment;
-import org.ipamoperators.eip.plan.NodeCandidate;
-import org.ipamoperators.eip.plan.NodeEip;
-import org.ipamoperators.eip.plan.NodeHealth;
 import org.ipamoperators.eip.plan.PodClaimant;
 import org.ipamoperators.eip.plan.PodDecision;
 import org.ipamoperators.eip.plan.PodView;
@@ -78,7 +72,6 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   static final String COND_READY = "Ready";
   static final String COND_CONFLICT = "Conflict";
   static final String COND_QUOTA = "QuotaExceeded";
-  static final String REASON_HOLDER_NOT_READY = "HolderNotReady";
   private static final Logger LOG = LoggerFactory.getLogger(EipReconciler.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration RETRY_AWS = Duration.ofSeconds(30);
@@ -93,16 +86,12 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   private final EipMetrics metrics;
   private final ClusterLedger ledger;
   private final Clock clock;
-  /** Node mode plans over all node-mode Eips, one plan at a time, with the holders it last chose (caches lag). */
-  private final Object planLock = new Object();
-  private final NodeHealth health;
-  private final Map<String, Optional<String>> nodeHolders = new ConcurrentHashMap<>();
   /** AWS changes to one address are serialised; different addresses proceed at once. */
   private final KeyedLocks addressLocks = new KeyedLocks(64);
+  private final NodeMode nodeMode;
   private final Set<String> claimed = ConcurrentHashMap.newKeySet();
 
   private InformerEventSource<Pod, Eip> pods;
-  private InformerEventSource<Node, Eip> nodes;
 
   public EipReconciler(KubernetesClient client, EipSettings settings, ElasticIps ec2,
       io.micrometer.core.instrument.MeterRegistry registry) {
@@ -117,7 +106,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     this.metrics = metrics;
     this.ledger = new ClusterLedger(client);
     this.clock = clock;
-    this.health = new NodeHealth(settings.failoverGrace(), settings.failoverRecovery());
+    this.nodeMode = new NodeMode(client, settings, ec2, events, clock, addressLocks, this::detach);
   }
 
   EipMetrics metrics() {
@@ -134,11 +123,12 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       podConfig.withNamespaces(Set.of(settings.namespace()));
     }
     pods = new InformerEventSource<>(podConfig.build(), context);
-    nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, Eip.class)
+    InformerEventSource<Node, Eip> nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, Eip.class)
         .withLabelSelector(EipNames.MANAGE_LABEL)
         .withOnUpdateFilter(EipReconciler::nodeChanged)
         .withSecondaryToPrimaryMapper(n -> context.getPrimaryCache().list(e -> nodeSelector(e) != null)
             .map(ResourceID::fromResource).collect(Collectors.toSet())).build(), context);
+    nodeMode.nodes(nodes);
     return List.of(pods, nodes);
   }
 
@@ -200,7 +190,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
             : settings.resyncInterval());
       }
       Duration again = selector.pod() != null ? podMode(eip, selector.pod().podName(), address, status, context)
-          : nodeMode(eip, address, status, context);
+          : nodeMode.reconcile(eip, address, status, context);
       return finish(eip, status, again);
     } catch (ElasticIpException e) {
       LOG.info("Eip {}: {}", eip.key(), e.getMessage());
@@ -591,7 +581,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   }
 
   /** Nothing may hold the address now: disassociate it if it is, say why. */
-  private void detach(Eip eip, ElasticIp address, StatusDraft status, String reason, String message) {
+  void detach(Eip eip, ElasticIp address, StatusDraft status, String reason, String message) {
     if (address.associated()) {
       ec2.disassociate(address.associationId());
       events.normal(eip, "Disassociated", address.publicIp() + " disassociated from " + address.privateIp() + ": "
@@ -609,167 +599,6 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     return new PodView(p.getMetadata().getName(), manage != null && !"false".equalsIgnoreCase(manage),
         p.getMetadata().getDeletionTimestamp() != null, p.getSpec().getNodeName(),
         p.getStatus() == null ? null : p.getStatus().getPodIP());
-  }
-
-  // --- node mode ---------------------------------------------------------------------------------
-
-  /** One node-mode pass: the plan over all node-mode Eips, the nodes it was made from, when to look again. */
-  private record NodePass(NodeAssignment plan, List<Node> nodes, Map<String, Node> byName, Duration again) {}
-
-  /**
-   * Decides under the plan lock (informer caches and memory only, no I/O) and reserves this Eip's node there, so
-   * that Eips reconciled at once never pick the same node; then acts on AWS under this address's lock only.
-   */
-  private Duration nodeMode(Eip eip, ElasticIp address, StatusDraft status, Context<Eip> context) {
-    NodePass pass;
-    synchronized (planLock) {
-      pass = planNodes(context);
-      nodeHolders.put(eip.key(), pass.plan().holder(eip.key()));
-    }
-    try {
-      synchronized (addressLocks.of(address.allocationId())) {
-        actOnNode(eip, address, status, pass);
-      }
-    } finally {
-      readyLabels(pass.plan(), pass.byName());
-      // A deleted node no Eip holds any more: the old operator's finalizer would keep it forever.
-      for (Node n : pass.nodes()) {
-        if (n.getMetadata().getDeletionTimestamp() != null
-            && !pass.plan().holders().containsValue(n.getMetadata().getName())) {
-          LegacyFinalizers.removeFromNode(client, n);
-        }
-      }
-    }
-    return pass.again();
-  }
-
-  /** The assignment of every node-mode Eip from the caches and the holders last written. Caller holds planLock. */
-  private NodePass planNodes(Context<Eip> context) {
-    Instant now = clock.instant();
-    List<Node> all = nodes.list(n -> true).toList();
-    Map<String, Boolean> readiness = new HashMap<>();
-    all.forEach(n -> readiness.put(n.getMetadata().getName(), ready(n)));
-    Map<String, NodeVerdict> verdicts = health.evaluate(readiness, now);
-    Map<String, Node> byName = new HashMap<>();
-    List<NodeCandidate> candidates = new ArrayList<>();
-    for (Node n : all) {
-      byName.put(n.getMetadata().getName(), n);
-      String manage = labels(n).get(EipNames.MANAGE_LABEL);
-      if (manage == null || "false".equalsIgnoreCase(manage)) {
-        continue;
-      }
-      NodeVerdict v = verdicts.get(n.getMetadata().getName());
-      candidates.add(new NodeCandidate(n.getMetadata().getName(), labels(n),
-          v == null ? NodeCondition.FAILED : v.condition(), n.getMetadata().getDeletionTimestamp() != null,
-          internalIp(n) != null && ElasticIps.instanceId(n.getSpec().getProviderID()).isPresent()));
-    }
-    List<NodeEip> nodeEips = new ArrayList<>();
-    for (Eip e : context.getPrimaryCache().list().toList()) {
-      Map<String, String> selector = nodeSelector(e);
-      if (selector == null || e.getMetadata().getDeletionTimestamp() != null) {
-        continue;
-      }
-      Optional<String> remembered = nodeHolders.get(e.key());
-      String holder = remembered != null ? remembered.orElse(null)
-          : e.getStatus() == null ? null : e.getStatus().resourceId();
-      nodeEips.add(new NodeEip(e.key(), selector, holder));
-    }
-    Duration again = settings.resyncInterval();
-    for (NodeVerdict v : verdicts.values()) {
-      if (v.reviewAt() != null && v.reviewAt().isAfter(now)) {
-        Duration d = Duration.between(now, v.reviewAt()).plusMillis(200);
-        again = d.compareTo(again) < 0 ? d : again;
-      }
-    }
-    return new NodePass(NodeAssignment.plan(nodeEips, candidates), all, byName, again);
-  }
-
-  /** Carries out this Eip's part of the plan in AWS and in its status. */
-  private void actOnNode(Eip eip, ElasticIp address, StatusDraft status, NodePass pass) {
-    Optional<String> target = pass.plan().holder(eip.key());
-    if (target.isEmpty()) {
-      detach(eip, address, status, "NoEligibleNode",
-          pass.plan().unassigned().getOrDefault(eip.key(), "no node may hold it"));
-      return;
-    }
-    Node node = pass.byName().get(target.get());
-    String ip = internalIp(node);
-    String kept = pass.plan().kept().get(eip.key());
-    if (kept != null) {
-      keepOnHolder(eip, address, status, target.get(), ip, kept);
-      return;
-    }
-    String eni = address.networkInterfaceId();
-    String association = address.associationId();
-    if (!address.associatedTo(null, ip)) {
-      String instance = ElasticIps.instanceId(node.getSpec().getProviderID()).orElseThrow();
-      Optional<String> found = ec2.interfaceHolding(instance, ip);
-      if (found.isEmpty()) {
-        String message = "node " + target.get() + " address " + ip + " is on no network interface of " + instance;
-        events.warning(node, "EniNotFound", message);
-        detach(eip, address, status, "EniNotFound", message);
-        nodeHolders.put(eip.key(), Optional.empty());
-        return;
-      }
-      eni = found.get();
-      association = ec2.associate(address.allocationId(), eni, ip);
-      events.normal(eip, "Associated", address.publicIp() + " associated with node " + target.get() + " ("
-          + ip + " on " + eni + ")" + (address.associated() ? ", moved from " + address.privateIp() : ""));
-    }
-    status.attached(eni, ip, target.get(), association);
-    status.condition(COND_READY, true, "Associated", address.publicIp() + " is associated with node "
-        + target.get());
-  }
-
-  /**
-   * The holder is not Ready but no other node may take the address: it stays where it is (k8s-eip-operator kept
-   * the association too), with a condition, a Warning once and a log line saying why. Never associated anew with
-   * a node that is not Ready.
-   */
-  private void keepOnHolder(Eip eip, ElasticIp address, StatusDraft status, String holder, String ip,
-      String why) {
-    if (!address.associatedTo(null, ip)) {
-      detach(eip, address, status, "NoEligibleNode", why);
-      nodeHolders.put(eip.key(), Optional.empty());
-      return;
-    }
-    String message = address.publicIp() + " stays associated: " + why;
-    if (!REASON_HOLDER_NOT_READY.equals(readyReason(eip))) {
-      LOG.warn("Eip {}: {}", eip.key(), message);
-      events.warning(eip, REASON_HOLDER_NOT_READY, message);
-    }
-    status.attached(address.networkInterfaceId(), ip, holder, address.associationId());
-    status.condition(COND_READY, false, REASON_HOLDER_NOT_READY, message);
-  }
-
-  private static String readyReason(Eip eip) {
-    if (eip.getStatus() == null || eip.getStatus().conditions() == null) {
-      return null;
-    }
-    return eip.getStatus().conditions().stream().filter(c -> COND_READY.equals(c.getType()))
-        .map(Condition::getReason).findFirst().orElse(null);
-  }
-
-  private void readyLabels(NodeAssignment plan, Map<String, Node> byName) {
-    plan.readyStatus().forEach((name, ready) -> {
-      Node n = byName.get(name);
-      String want = ready ? "true" : "false";
-      if (n == null || want.equals(labels(n).get(EipNames.READY_STATUS_LABEL))) {
-        return;
-      }
-      labelNode(name, want);
-    });
-  }
-
-  private void labelNode(String name, String value) {
-    try {
-      client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
-          json(Map.of("metadata", Map.of("labels", Map.of(EipNames.READY_STATUS_LABEL, value)))));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        LOG.warn("cannot label node {}: {}", name, e.getMessage());
-      }
-    }
   }
 
   // --- cleanup -----------------------------------------------------------------------------------
@@ -791,10 +620,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     if (resource != null && podName(eip) != null) {
       unannotate(eip, resource);
     }
-    nodeHolders.remove(eip.key());
-    if (resource != null && nodeSelector(eip) != null) {
-      labelNode(resource, "false");
-    }
+    nodeMode.forget(eip, nodeSelector(eip) != null ? resource : null);
     metrics.gone(eip.key());
     return DeleteControl.defaultDelete();
   }
