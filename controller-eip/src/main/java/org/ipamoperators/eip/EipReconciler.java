@@ -89,6 +89,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   /** AWS changes to one address are serialised; different addresses proceed at once. */
   private final KeyedLocks addressLocks = new KeyedLocks(64);
   private final NodeMode nodeMode;
+  private final AddressSnapshot addresses;
   private final Set<String> claimed = ConcurrentHashMap.newKeySet();
 
   private InformerEventSource<Pod, Eip> pods;
@@ -106,7 +107,20 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     this.metrics = metrics;
     this.ledger = new ClusterLedger(client);
     this.clock = clock;
+    this.addresses = new AddressSnapshot(ec2, snapshotScope(settings), snapshotAge(settings.resyncInterval()), clock);
     this.nodeMode = new NodeMode(client, settings, ec2, events, clock, addressLocks, this::detach);
+  }
+
+  /** Our cluster's addresses, of the namespace served when scoped. */
+  private static Map<String, String> snapshotScope(EipSettings settings) {
+    return settings.namespace() == null ? Map.of(EipNames.TAG_CLUSTER, settings.clusterName())
+        : Map.of(EipNames.TAG_CLUSTER, settings.clusterName(), EipNames.TAG_NAMESPACE, settings.namespace());
+  }
+
+  /** A quarter of the resync interval, at most 30 s: how much later than before a change outside is seen. */
+  static Duration snapshotAge(Duration resync) {
+    Duration quarter = resync.dividedBy(4);
+    return quarter.compareTo(Duration.ofSeconds(30)) < 0 ? quarter : Duration.ofSeconds(30);
   }
 
   EipMetrics metrics() {
@@ -197,6 +211,10 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       events.warning(eip, "AwsError", e.getMessage());
       status.condition(COND_READY, false, "AwsError", e.getMessage());
       return finish(eip, status, RETRY_AWS);
+    } finally {
+      if (status.awsChanged) {
+        addresses.changed(eip.getMetadata().getUid()); // after the change: the next snapshot shows it
+      }
     }
   }
 
@@ -219,9 +237,10 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
    * stale copy of one deleted or replaced ({@link #stillThere}).
    */
   private ElasticIp address(Eip eip, EipSelector selector, StatusDraft status) {
-    AddressChoice choice = AddressChoice.of(ownAddresses(eip, selector),
+    AddressChoice choice = AddressChoice.of(ownAddresses(eip, selector, status),
         eip.getStatus() == null ? null : eip.getStatus().allocationId());
     for (ElasticIp duplicate : choice.release()) {
+      status.awsChanged = true;
       if (duplicate.associated()) {
         ec2.disassociate(duplicate.associationId());
       }
@@ -259,9 +278,11 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
    * Eip's UID, taken back; with {@code selector} given, tagged again. Without this a missed lookup would allocate a
    * second address, move the workload to a new public IP and leave the first one untagged, beyond the sweep.
    */
-  private List<ElasticIp> ownAddresses(Eip eip, EipSelector selector) {
+  private List<ElasticIp> ownAddresses(Eip eip, EipSelector selector, StatusDraft status) {
     String uid = eip.getMetadata().getUid();
-    List<ElasticIp> tagged = ec2.withTags(Map.of(EipNames.TAG_UID, uid));
+    // A deletion (no status draft) asks EC2 directly; reconciles share the snapshot.
+    List<ElasticIp> tagged = status == null ? ec2.withTags(Map.of(EipNames.TAG_UID, uid))
+        : addresses.tagged(uid);
     String recorded = eip.getStatus() == null ? null : eip.getStatus().allocationId();
     if (recorded == null || tagged.stream().anyMatch(a -> a.allocationId().equals(recorded))) {
       return tagged;
@@ -272,8 +293,9 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       return tagged; // released meanwhile, or another Eip's
     }
     ElasticIp a = found.get();
-    if (selector != null) {
+    if (status != null) {
       Map<String, String> ours = tags(eip, selector);
+      status.awsChanged = true;
       ec2.tag(a.allocationId(), ours);
       Map<String, String> tags = new LinkedHashMap<>(a.tags());
       tags.putAll(ours);
@@ -325,6 +347,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         if (!ledger.claim(Ip.parse(candidate.publicIp()), pool(), owner(eip)).ours()) {
           continue;
         }
+        status.awsChanged = true;
         ec2.tag(candidate.allocationId(), tags);
         claimed.add(candidate.allocationId());
         events.normal(eip, "AddressAdopted", "adopted " + candidate.publicIp() + " (" + candidate.allocationId()
@@ -338,6 +361,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     try {
       Map<String, String> withTime = new LinkedHashMap<>(tags);
       withTime.put(EipNames.TAG_ALLOCATED_AT, clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+      status.awsChanged = true;
       ElasticIp a = ec2.allocate(withTime, allocation == null ? null : allocation.publicIpv4Pool());
       events.normal(eip, "AddressAllocated", "allocated " + a.publicIp() + " (" + a.allocationId() + ")");
       return a;
@@ -439,6 +463,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         LOG.info("Eip {}: {} moves from {} to pod {} ({})", eip.key(), address.publicIp(), address.privateIp(),
             podName, a.podIp());
       }
+      status.awsChanged = true;
       String association = ec2.associate(address.allocationId(), eni, a.podIp());
       address = new ElasticIp(address.allocationId(), address.publicIp(), association, eni, a.podIp(), null,
           address.publicIpv4Pool(), address.tags());
@@ -583,6 +608,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   /** Nothing may hold the address now: disassociate it if it is, say why. */
   void detach(Eip eip, ElasticIp address, StatusDraft status, String reason, String message) {
     if (address.associated()) {
+      status.awsChanged = true;
       ec2.disassociate(address.associationId());
       events.normal(eip, "Disassociated", address.publicIp() + " disassociated from " + address.privateIp() + ": "
           + message);
@@ -607,7 +633,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   public DeleteControl cleanup(Eip eip, Context<Eip> context) {
     try {
       boolean retain = eip.getSpec() != null && eip.getSpec().retain();
-      for (ElasticIp a : ownAddresses(eip, null)) {
+      for (ElasticIp a : ownAddresses(eip, null, null)) {
         synchronized (addressLocks.of(a.allocationId())) {
           giveBack(eip, a, retain);
         }
@@ -655,6 +681,8 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     List<Condition> conditions;
     String readyReason;
     String readyMessage;
+    /** This reconcile changed (or tried to change) the Eip's addresses in AWS. */
+    boolean awsChanged;
 
     StatusDraft(Eip eip) {
       this.eip = eip;

@@ -192,6 +192,7 @@ final class NodeMode {
         return;
       }
       eni = found.get();
+      status.awsChanged = true;
       association = ec2.associate(address.allocationId(), eni, ip);
       events.normal(eip, "Associated", address.publicIp() + " associated with node " + target.get() + " ("
           + ip + " on " + eni + ")" + (address.associated() ? ", moved from " + address.privateIp() : ""));
