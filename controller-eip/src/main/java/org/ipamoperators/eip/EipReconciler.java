@@ -24,6 +24,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -43,10 +44,6 @@ import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
-import org.ipamoperators.core.failover.FailoverPolicy;
-import org.ipamoperators.core.failover.HealthObservation;
-import org.ipamoperators.core.failover.NodeCondition;
-import org.ipamoperators.core.failover.NodeVerdict;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
@@ -54,9 +51,6 @@ import org.ipamoperators.eip.api.EipSpec;
 import org.ipamoperators.eip.api.EipStatus;
 import org.ipamoperators.eip.plan.AddressChoice;
 import org.ipamoperators.eip.plan.EipTags;
-import org.ipamoperators.eip.plan.NodeAssignment;
-import org.ipamoperators.eip.plan.NodeCandidate;
-import org.ipamoperators.eip.plan.NodeEip;
 import org.ipamoperators.eip.plan.PodClaimant;
 import org.ipamoperators.eip.plan.PodDecision;
 import org.ipamoperators.eip.plan.PodView;
@@ -92,15 +86,13 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   private final EipMetrics metrics;
   private final ClusterLedger ledger;
   private final Clock clock;
-  private final FailoverPolicy failover;
-  /** Node mode decides over all node-mode Eips: one at a time, with the holders it last wrote (caches lag). */
-  private final Object nodeMode = new Object();
-  private final Map<String, Optional<String>> nodeHolders = new ConcurrentHashMap<>();
-  private final Map<String, Instant> failedNodes = new ConcurrentHashMap<>();
+  /** AWS changes to one address are serialised; different addresses proceed at once. */
+  private final KeyedLocks addressLocks = new KeyedLocks(64);
+  private final NodeMode nodeMode;
+  private final AddressSnapshot addresses;
   private final Set<String> claimed = ConcurrentHashMap.newKeySet();
 
   private InformerEventSource<Pod, Eip> pods;
-  private InformerEventSource<Node, Eip> nodes;
 
   public EipReconciler(KubernetesClient client, EipSettings settings, ElasticIps ec2,
       io.micrometer.core.instrument.MeterRegistry registry) {
@@ -115,7 +107,20 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     this.metrics = metrics;
     this.ledger = new ClusterLedger(client);
     this.clock = clock;
-    this.failover = new FailoverPolicy(settings.failoverGrace(), settings.failoverRecovery());
+    this.addresses = new AddressSnapshot(ec2, snapshotScope(settings), snapshotAge(settings.resyncInterval()), clock);
+    this.nodeMode = new NodeMode(client, settings, ec2, events, clock, addressLocks, this::detach);
+  }
+
+  /** Our cluster's addresses, of the namespace served when scoped. */
+  private static Map<String, String> snapshotScope(EipSettings settings) {
+    return settings.namespace() == null ? Map.of(EipNames.TAG_CLUSTER, settings.clusterName())
+        : Map.of(EipNames.TAG_CLUSTER, settings.clusterName(), EipNames.TAG_NAMESPACE, settings.namespace());
+  }
+
+  /** A quarter of the resync interval, at most 30 s: how much later than before a change outside is seen. */
+  static Duration snapshotAge(Duration resync) {
+    Duration quarter = resync.dividedBy(4);
+    return quarter.compareTo(Duration.ofSeconds(30)) < 0 ? quarter : Duration.ofSeconds(30);
   }
 
   EipMetrics metrics() {
@@ -132,11 +137,12 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       podConfig.withNamespaces(Set.of(settings.namespace()));
     }
     pods = new InformerEventSource<>(podConfig.build(), context);
-    nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, Eip.class)
+    InformerEventSource<Node, Eip> nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, Eip.class)
         .withLabelSelector(EipNames.MANAGE_LABEL)
         .withOnUpdateFilter(EipReconciler::nodeChanged)
         .withSecondaryToPrimaryMapper(n -> context.getPrimaryCache().list(e -> nodeSelector(e) != null)
             .map(ResourceID::fromResource).collect(Collectors.toSet())).build(), context);
+    nodeMode.nodes(nodes);
     return List.of(pods, nodes);
   }
 
@@ -198,13 +204,17 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
             : settings.resyncInterval());
       }
       Duration again = selector.pod() != null ? podMode(eip, selector.pod().podName(), address, status, context)
-          : nodeMode(eip, address, status, context);
+          : nodeMode.reconcile(eip, address, status, context);
       return finish(eip, status, again);
     } catch (ElasticIpException e) {
       LOG.info("Eip {}: {}", eip.key(), e.getMessage());
       events.warning(eip, "AwsError", e.getMessage());
       status.condition(COND_READY, false, "AwsError", e.getMessage());
       return finish(eip, status, RETRY_AWS);
+    } finally {
+      if (status.awsChanged) {
+        addresses.changed(eip.getMetadata().getUid()); // after the change: the next snapshot shows it
+      }
     }
   }
 
@@ -227,10 +237,10 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
    * stale copy of one deleted or replaced ({@link #stillThere}).
    */
   private ElasticIp address(Eip eip, EipSelector selector, StatusDraft status) {
-    String uid = eip.getMetadata().getUid();
-    AddressChoice choice = AddressChoice.of(ec2.withTags(Map.of(EipNames.TAG_UID, uid)),
+    AddressChoice choice = AddressChoice.of(ownAddresses(eip, selector, status),
         eip.getStatus() == null ? null : eip.getStatus().allocationId());
     for (ElasticIp duplicate : choice.release()) {
+      status.awsChanged = true;
       if (duplicate.associated()) {
         ec2.disassociate(duplicate.associationId());
       }
@@ -263,6 +273,50 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   }
 
   /**
+   * The addresses tagged with this Eip's UID, and the one its status names when the tag lookup misses it (EC2's
+   * tag index lags behind, or the tags were removed): found by its allocation id and, unless it carries another
+   * Eip's UID, taken back; with {@code selector} given, tagged again. Without this a missed lookup would allocate a
+   * second address, move the workload to a new public IP and leave the first one untagged, beyond the sweep.
+   */
+  private List<ElasticIp> ownAddresses(Eip eip, EipSelector selector, StatusDraft status) {
+    String uid = eip.getMetadata().getUid();
+    // A deletion (no status draft) asks EC2 directly; reconciles share the snapshot.
+    List<ElasticIp> tagged = status == null ? ec2.withTags(Map.of(EipNames.TAG_UID, uid))
+        : addresses.tagged(uid);
+    String recorded = eip.getStatus() == null ? null : eip.getStatus().allocationId();
+    if (recorded == null || tagged.stream().anyMatch(a -> a.allocationId().equals(recorded))) {
+      return tagged;
+    }
+    Optional<ElasticIp> found = ec2.byAllocationId(recorded);
+    String foundUid = found.map(a -> a.tag(EipNames.TAG_UID)).orElse(null);
+    if (found.isEmpty() || (foundUid != null && !foundUid.equals(uid))) {
+      return tagged; // released meanwhile, or another Eip's
+    }
+    ElasticIp a = found.get();
+    if (status != null) {
+      Map<String, String> ours = tags(eip, selector);
+      status.awsChanged = true;
+      ec2.tag(a.allocationId(), ours);
+      Map<String, String> tags = new LinkedHashMap<>(a.tags());
+      tags.putAll(ours);
+      a = new ElasticIp(a.allocationId(), a.publicIp(), a.associationId(), a.networkInterfaceId(), a.privateIp(),
+          a.instanceId(), a.publicIpv4Pool(), tags);
+      LOG.info("Eip {}: {} ({}) found by the allocation id in its status, not by its tags: tagged again",
+          eip.key(), a.publicIp(), a.allocationId());
+      events.normal(eip, "AddressRetagged", a.publicIp() + " (" + a.allocationId() + ") was found by the"
+          + " allocation id in the status but not by its tags: tagged again");
+    }
+    List<ElasticIp> all = new ArrayList<>(tagged);
+    all.add(a);
+    return all;
+  }
+
+  private Map<String, String> tags(Eip eip, EipSelector selector) {
+    return EipTags.of(settings.clusterName(), eip.getMetadata().getNamespace(), eip.getMetadata().getName(),
+        eip.getMetadata().getUid(), selector, settings.defaultTags());
+  }
+
+  /**
    * Whether this Eip, as the apiserver has it now, is the one being reconciled: not deleted, not deleting, not
    * replaced by another of its name. A replica whose watches went quiet reconciles what it last heard; allocating
    * for a copy that is gone would leak an address tagged with a dead UID, and its status write (by name) would
@@ -283,8 +337,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   }
 
   private ElasticIp adoptOrAllocate(Eip eip, EipSelector selector, StatusDraft status) {
-    Map<String, String> tags = EipTags.of(settings.clusterName(), eip.getMetadata().getNamespace(),
-        eip.getMetadata().getName(), eip.getMetadata().getUid(), selector, settings.defaultTags());
+    Map<String, String> tags = tags(eip, selector);
     var allocation = eip.getSpec().allocation();
     if (allocation != null && allocation.adoptTags() != null && !allocation.adoptTags().isEmpty()) {
       for (ElasticIp candidate : ec2.withTags(allocation.adoptTags())) {
@@ -294,6 +347,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         if (!ledger.claim(Ip.parse(candidate.publicIp()), pool(), owner(eip)).ours()) {
           continue;
         }
+        status.awsChanged = true;
         ec2.tag(candidate.allocationId(), tags);
         claimed.add(candidate.allocationId());
         events.normal(eip, "AddressAdopted", "adopted " + candidate.publicIp() + " (" + candidate.allocationId()
@@ -305,7 +359,10 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       return null;
     }
     try {
-      ElasticIp a = ec2.allocate(tags, allocation == null ? null : allocation.publicIpv4Pool());
+      Map<String, String> withTime = new LinkedHashMap<>(tags);
+      withTime.put(EipNames.TAG_ALLOCATED_AT, clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+      status.awsChanged = true;
+      ElasticIp a = ec2.allocate(withTime, allocation == null ? null : allocation.publicIpv4Pool());
       events.normal(eip, "AddressAllocated", "allocated " + a.publicIp() + " (" + a.allocationId() + ")");
       return a;
     } catch (ElasticIpException e) {
@@ -406,6 +463,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         LOG.info("Eip {}: {} moves from {} to pod {} ({})", eip.key(), address.publicIp(), address.privateIp(),
             podName, a.podIp());
       }
+      status.awsChanged = true;
       String association = ec2.associate(address.allocationId(), eni, a.podIp());
       address = new ElasticIp(address.allocationId(), address.publicIp(), association, eni, a.podIp(), null,
           address.publicIpv4Pool(), address.tags());
@@ -548,8 +606,9 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   }
 
   /** Nothing may hold the address now: disassociate it if it is, say why. */
-  private void detach(Eip eip, ElasticIp address, StatusDraft status, String reason, String message) {
+  void detach(Eip eip, ElasticIp address, StatusDraft status, String reason, String message) {
     if (address.associated()) {
+      status.awsChanged = true;
       ec2.disassociate(address.associationId());
       events.normal(eip, "Disassociated", address.publicIp() + " disassociated from " + address.privateIp() + ": "
           + message);
@@ -568,167 +627,16 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         p.getStatus() == null ? null : p.getStatus().getPodIP());
   }
 
-  // --- node mode ---------------------------------------------------------------------------------
-
-  private Duration nodeMode(Eip eip, ElasticIp address, StatusDraft status, Context<Eip> context) {
-    synchronized (nodeMode) {
-      Instant now = clock.instant();
-      List<Node> all = nodes.list(n -> true).toList();
-      Map<String, NodeVerdict> verdicts = verdicts(all, now);
-      Map<String, Node> byName = new HashMap<>();
-      List<NodeCandidate> candidates = new ArrayList<>();
-      for (Node n : all) {
-        byName.put(n.getMetadata().getName(), n);
-        String manage = labels(n).get(EipNames.MANAGE_LABEL);
-        if (manage == null || "false".equalsIgnoreCase(manage)) {
-          continue;
-        }
-        NodeVerdict v = verdicts.get(n.getMetadata().getName());
-        candidates.add(new NodeCandidate(n.getMetadata().getName(), labels(n),
-            v == null ? NodeCondition.FAILED : v.condition(), n.getMetadata().getDeletionTimestamp() != null,
-            internalIp(n) != null && ElasticIps.instanceId(n.getSpec().getProviderID()).isPresent()));
-      }
-      List<NodeEip> nodeEips = new ArrayList<>();
-      for (Eip e : context.getPrimaryCache().list().toList()) {
-        Map<String, String> selector = nodeSelector(e);
-        if (selector == null || e.getMetadata().getDeletionTimestamp() != null) {
-          continue;
-        }
-        String key = e.key();
-        Optional<String> remembered = nodeHolders.get(key);
-        String holder = remembered != null ? remembered.orElse(null)
-            : e.getStatus() == null ? null : e.getStatus().resourceId();
-        nodeEips.add(new NodeEip(key, selector, holder));
-      }
-      NodeAssignment plan = NodeAssignment.plan(nodeEips, candidates);
-      Optional<String> target = plan.holder(eip.key());
-      try {
-        if (target.isEmpty()) {
-          String why = plan.unassigned().getOrDefault(eip.key(), "no node may hold it");
-          detach(eip, address, status, "NoEligibleNode", why);
-          nodeHolders.put(eip.key(), Optional.empty());
-        } else {
-          Node node = byName.get(target.get());
-          String ip = internalIp(node);
-          String eni = address.networkInterfaceId();
-          String association = address.associationId();
-          if (!address.associatedTo(null, ip)) {
-            String instance = ElasticIps.instanceId(node.getSpec().getProviderID()).orElseThrow();
-            Optional<String> found = ec2.interfaceHolding(instance, ip);
-            if (found.isEmpty()) {
-              String message = "node " + target.get() + " address " + ip + " is on no network interface of "
-                  + instance;
-              events.warning(node, "EniNotFound", message);
-              detach(eip, address, status, "EniNotFound", message);
-              nodeHolders.put(eip.key(), Optional.empty());
-              return settings.resyncInterval();
-            }
-            eni = found.get();
-            association = ec2.associate(address.allocationId(), eni, ip);
-            events.normal(eip, "Associated", address.publicIp() + " associated with node " + target.get() + " ("
-                + ip + " on " + eni + ")" + (address.associated() ? ", moved from " + address.privateIp() : ""));
-          }
-          nodeHolders.put(eip.key(), target);
-          status.attached(eni, ip, target.get(), association);
-          status.condition(COND_READY, true, "Associated", address.publicIp() + " is associated with node "
-              + target.get());
-        }
-      } finally {
-        readyLabels(plan, byName);
-      }
-      // A deleted node no Eip holds any more: the old operator's finalizer would keep it forever.
-      for (Node n : all) {
-        if (n.getMetadata().getDeletionTimestamp() != null && !plan.holders().containsValue(n.getMetadata().getName())) {
-          LegacyFinalizers.removeFromNode(client, n);
-        }
-      }
-      Duration again = settings.resyncInterval();
-      for (NodeVerdict v : verdicts.values()) {
-        if (v.reviewAt() != null && v.reviewAt().isAfter(now)) {
-          Duration d = Duration.between(now, v.reviewAt()).plusMillis(200);
-          again = d.compareTo(again) < 0 ? d : again;
-        }
-      }
-      return again;
-    }
-  }
-
-  /** The failover policy's verdicts; a failure is remembered so that a node flapping back waits out recovery. */
-  private Map<String, NodeVerdict> verdicts(List<Node> all, Instant now) {
-    List<HealthObservation> health = new ArrayList<>();
-    for (Node n : all) {
-      String name = n.getMetadata().getName();
-      Instant failedAt = failedNodes.get(name);
-      if (failedAt != null) {
-        health.add(new HealthObservation(name, failedAt.minus(settings.failoverGrace()), false));
-      }
-      health.add(readiness(n));
-    }
-    Map<String, NodeVerdict> verdicts = failover.evaluate(health, now);
-    verdicts.forEach((node, v) -> {
-      if (v.condition() == NodeCondition.FAILED) {
-        failedNodes.putIfAbsent(node, v.since());
-      } else if (v.condition() == NodeCondition.HEALTHY) {
-        failedNodes.remove(node);
-      }
-    });
-    failedNodes.keySet().retainAll(verdicts.keySet());
-    return verdicts;
-  }
-
-  private static HealthObservation readiness(Node n) {
-    if (n.getStatus() != null && n.getStatus().getConditions() != null) {
-      for (var c : n.getStatus().getConditions()) {
-        if ("Ready".equals(c.getType())) {
-          Instant at = c.getLastTransitionTime() == null ? Instant.EPOCH : Instant.parse(c.getLastTransitionTime());
-          return new HealthObservation(n.getMetadata().getName(), at, "True".equals(c.getStatus()));
-        }
-      }
-    }
-    return new HealthObservation(n.getMetadata().getName(), Instant.EPOCH, false);
-  }
-
-  private void readyLabels(NodeAssignment plan, Map<String, Node> byName) {
-    plan.readyStatus().forEach((name, ready) -> {
-      Node n = byName.get(name);
-      String want = ready ? "true" : "false";
-      if (n == null || want.equals(labels(n).get(EipNames.READY_STATUS_LABEL))) {
-        return;
-      }
-      labelNode(name, want);
-    });
-  }
-
-  private void labelNode(String name, String value) {
-    try {
-      client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
-          json(Map.of("metadata", Map.of("labels", Map.of(EipNames.READY_STATUS_LABEL, value)))));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        LOG.warn("cannot label node {}: {}", name, e.getMessage());
-      }
-    }
-  }
-
   // --- cleanup -----------------------------------------------------------------------------------
 
   @Override
   public DeleteControl cleanup(Eip eip, Context<Eip> context) {
     try {
       boolean retain = eip.getSpec() != null && eip.getSpec().retain();
-      for (ElasticIp a : ec2.withTags(Map.of(EipNames.TAG_UID, eip.getMetadata().getUid()))) {
-        if (a.associated()) {
-          ec2.disassociate(a.associationId());
+      for (ElasticIp a : ownAddresses(eip, null, null)) {
+        synchronized (addressLocks.of(a.allocationId())) {
+          giveBack(eip, a, retain);
         }
-        if (retain) {
-          ec2.untag(a.allocationId(), EipNames.RESERVED_TAGS);
-          LOG.info("Eip {} deleted: {} retained (reclaimPolicy Retain), untagged", eip.key(), a.publicIp());
-        } else {
-          ec2.release(a.allocationId());
-          LOG.info("Eip {} deleted: {} released", eip.key(), a.publicIp());
-        }
-        ledger.release(Ip.parse(a.publicIp()), owner(eip));
-        claimed.remove(a.allocationId());
       }
     } catch (ElasticIpException e) {
       events.warning(eip, "AwsError", "cannot release the address: " + e.getMessage());
@@ -737,15 +645,26 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     String resource = eip.getStatus() == null ? null : eip.getStatus().resourceId();
     if (resource != null && podName(eip) != null) {
       unannotate(eip, resource);
-    } else if (resource != null && nodeSelector(eip) != null) {
-      synchronized (nodeMode) {
-        nodeHolders.remove(eip.key());
-        labelNode(resource, "false");
-      }
     }
-    nodeHolders.remove(eip.key());
+    nodeMode.forget(eip, nodeSelector(eip) != null ? resource : null);
     metrics.gone(eip.key());
     return DeleteControl.defaultDelete();
+  }
+
+  /** Disassociates the address, then releases it or (Retain) removes our tags, then frees its ledger claim. */
+  private void giveBack(Eip eip, ElasticIp a, boolean retain) {
+    if (a.associated()) {
+      ec2.disassociate(a.associationId());
+    }
+    if (retain) {
+      ec2.untag(a.allocationId(), EipNames.RESERVED_TAGS);
+      LOG.info("Eip {} deleted: {} retained (reclaimPolicy Retain), untagged", eip.key(), a.publicIp());
+    } else {
+      ec2.release(a.allocationId());
+      LOG.info("Eip {} deleted: {} released", eip.key(), a.publicIp());
+    }
+    ledger.release(Ip.parse(a.publicIp()), owner(eip));
+    claimed.remove(a.allocationId());
   }
 
   // --- status ------------------------------------------------------------------------------------
@@ -762,6 +681,8 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     List<Condition> conditions;
     String readyReason;
     String readyMessage;
+    /** This reconcile changed (or tried to change) the Eip's addresses in AWS. */
+    boolean awsChanged;
 
     StatusDraft(Eip eip) {
       this.eip = eip;

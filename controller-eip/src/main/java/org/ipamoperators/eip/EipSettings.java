@@ -6,17 +6,22 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.ipamoperators.cloud.aws.AwsSettings;
 import org.ipamoperators.eip.api.EipNames;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 
 /**
  * The operator's settings. {@code ipam operator} takes them as options ({@code --eip-cluster-name} ...), each
  * defaulting to the old operator's environment variable, so a Deployment written for k8s-eip-operator keeps
  * working unchanged. The names here are the variables ({@code CLUSTER_NAME}, required;
  * {@code NAMESPACE}, optional: only Eips, pods and addresses of that namespace; {@code DEFAULT_TAGS}, a JSON map
- * added to every address's tags; {@code AWS_REGION}, {@code AWS_ENDPOINT_URL}) and new ones: how often every Eip is
+ * added to every address's tags; {@code AWS_REGION}, else {@code AWS_DEFAULT_REGION}, else the AWS SDK's default
+ * region chain; {@code AWS_ENDPOINT_URL}) and new ones: how often every Eip is
  * checked against AWS ({@code EIP_RESYNC_INTERVAL}, default 2m: a disassociation made in the console is repaired
  * within it), how often orphaned addresses are swept ({@code EIP_ORPHAN_SWEEP_INTERVAL}, 10m), and node failover
  * ({@code EIP_FAILOVER_GRACE}, 10s NotReady before the address moves; {@code EIP_FAILOVER_RECOVERY}, 60s Ready
@@ -75,8 +80,14 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
    * starts with {@code shown.apply(variable)} (how the caller lets users set it, such as an option and its variable).
    */
   public static EipSettings from(Map<String, String> env, Function<String, String> shown) {
+    return from(env, shown, EipSettings::sdkRegion);
+  }
+
+  /** As {@link #from(Map, Function)}, with the region chain asked when no variable names a region. */
+  static EipSettings from(Map<String, String> env, Function<String, String> shown,
+      Supplier<Optional<String>> regionChain) {
     try {
-      return parse(env);
+      return parse(env, regionChain);
     } catch (IllegalArgumentException e) {
       String m = e.getMessage();
       for (String name : NAMES) {
@@ -88,11 +99,12 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
     }
   }
 
-  private static EipSettings parse(Map<String, String> env) {
+  private static EipSettings parse(Map<String, String> env, Supplier<Optional<String>> regionChain) {
     String region = first(env, "AWS_REGION", "AWS_DEFAULT_REGION");
     if (region == null) {
-      throw new IllegalArgumentException("AWS_REGION is not set: the Eip controller needs the region of the"
-          + " cluster's VPC");
+      region = regionChain.get().orElseThrow(() -> new IllegalArgumentException("AWS_REGION is not set and the"
+          + " AWS SDK's default region chain (aws.region, the profile's region, instance metadata) found none:"
+          + " the Eip controller needs the region of the cluster's VPC"));
     }
     AwsSettings aws = AwsSettings.of(region);
     String endpoint = env.get("AWS_ENDPOINT_URL");
@@ -119,6 +131,19 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
 
   public EipSettings withFailover(Duration grace, Duration recovery) {
     return new EipSettings(clusterName, namespace, defaultTags, aws, resyncInterval, sweepInterval, grace, recovery);
+  }
+
+  /**
+   * The AWS SDK's default region chain, as k8s-eip-operator used it: the {@code aws.region} property, the
+   * {@code AWS_REGION} variable, the profile's region ({@code AWS_CONFIG_FILE}, {@code AWS_PROFILE}), then the
+   * instance metadata of the node the operator runs on.
+   */
+  static Optional<String> sdkRegion() {
+    try {
+      return Optional.of(new DefaultAwsRegionProviderChain().getRegion().id());
+    } catch (SdkClientException e) {
+      return Optional.empty();
+    }
   }
 
   static Map<String, String> defaultTags(String json) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class EipSettingsTest {
@@ -20,10 +21,29 @@ class EipSettingsTest {
         .resyncInterval()).isEqualTo(Duration.ofSeconds(45));
   }
 
+  /** As k8s-eip-operator (the SDK's default chain): here its first link, the aws.region property. */
+  @Test
+  void withoutARegionVariableTheSdksDefaultRegionChainGivesTheRegion() {
+    String before = System.getProperty("aws.region");
+    System.setProperty("aws.region", "eu-west-3");
+    try {
+      assertThat(EipSettings.from(Map.of("CLUSTER_NAME", "p")).aws().region()).isEqualTo("eu-west-3");
+      assertThat(EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_DEFAULT_REGION", "us-west-2")).aws().region())
+          .as("a variable given wins").isEqualTo("us-west-2");
+    } finally {
+      if (before == null) {
+        System.clearProperty("aws.region");
+      } else {
+        System.setProperty("aws.region", before);
+      }
+    }
+  }
+
   @Test
   void badSettingsFailTheStartWithTheVariableNamed() {
     assertThatThrownBy(() -> EipSettings.from(Map.of("AWS_REGION", "r"))).hasMessageStartingWith("CLUSTER_NAME");
-    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p"))).hasMessageStartingWith("AWS_REGION");
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p"), n -> n, Optional::empty))
+        .hasMessageStartingWith("AWS_REGION is not set and the AWS SDK's default region chain");
     assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
         "DEFAULT_TAGS", "{not json"))).hasMessageStartingWith("DEFAULT_TAGS is not a JSON object");
     assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",

@@ -38,7 +38,9 @@ public final class EipNames {
   public static final String TAG_POD = "eip.materialize.cloud/pod_name";
   public static final String TAG_NODE_SELECTOR = "eip.materialize.cloud/node_selector";
   public static final String TAG_NAME_AWS = "Name";
+  /** When this controller allocated the address (ISO-8601): duplicates keep the oldest. Not the old operator's. */
+  public static final String TAG_ALLOCATED_AT = "eip.materialize.cloud/allocated_at";
   /** Tags {@code DEFAULT_TAGS} may not set: ours. */
   public static final List<String> RESERVED_TAGS = List.of(TAG_UID, TAG_NAME, TAG_NAMESPACE, TAG_CLUSTER, TAG_POD,
-      TAG_NODE_SELECTOR, TAG_NAME_AWS);
+      TAG_NODE_SELECTOR, TAG_NAME_AWS, TAG_ALLOCATED_AT);
 }

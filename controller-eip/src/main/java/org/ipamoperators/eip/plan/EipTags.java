@@ -19,13 +19,42 @@ public final class EipTags {
     if (selector != null && selector.pod() != null) {
       tags.put(EipNames.TAG_POD, selector.pod().podName());
     } else if (selector != null && selector.node() != null) {
-      tags.put(EipNames.TAG_NODE_SELECTOR, json(selector.node().selector()));
+      tags.put(EipNames.TAG_NODE_SELECTOR, selectorTag(selector.node().selector()));
     }
     tags.put(EipNames.TAG_NAME_AWS, "eip-operator:" + cluster + ":" + namespace + ":" + name);
     return tags;
   }
 
-  /** {"k":"v",...} with sorted keys, as serde_json printed the old operator's BTreeMap. */
+  /** EC2's limit on a tag value, in characters. */
+  static final int MAX_VALUE = 256;
+  /** The entry closing a selector cut to fit a tag: its value says how many entries were left out. */
+  static final String TRUNCATED_KEY = "...";
+
+  /**
+   * {"k":"v",...} with sorted keys, as serde_json printed the old operator's BTreeMap. Longer than a tag takes (the
+   * old operator's AllocateAddress failed then): the entries that fit, in key order, then {@code "...":"+N"}, so
+   * the value stays JSON that names what it shows and that something is missing.
+   */
+  static String selectorTag(Map<String, String> selector) {
+    String full = json(selector);
+    if (full.length() <= MAX_VALUE) {
+      return full;
+    }
+    Map<String, String> shown = new TreeMap<>();
+    for (Map.Entry<String, String> e : new TreeMap<>(selector).entrySet()) {
+      shown.put(e.getKey(), e.getValue());
+      String marker = quote(TRUNCATED_KEY) + ":" + quote("+" + (selector.size() - shown.size()));
+      if (json(shown).length() + 1 + marker.length() > MAX_VALUE) {
+        shown.remove(e.getKey());
+        break;
+      }
+    }
+    String b = json(shown);
+    String marker = quote(TRUNCATED_KEY) + ":" + quote("+" + (selector.size() - shown.size()));
+    return b.substring(0, b.length() - 1) + (shown.isEmpty() ? "" : ",") + marker + "}";
+  }
+
+  /** {"k":"v",...} with sorted keys, whatever its length. */
   static String json(Map<String, String> map) {
     StringBuilder b = new StringBuilder("{");
     new TreeMap<>(map).forEach((k, v) -> {
@@ -34,9 +63,7 @@ public final class EipTags {
       }
       b.append(quote(k)).append(':').append(quote(v));
     });
-    String s = b.append('}').toString();
-    // EC2 tag values are at most 256 characters.
-    return s.length() > 256 ? s.substring(0, 256) : s;
+    return b.append('}').toString();
   }
 
   private static String quote(String s) {

@@ -13,10 +13,17 @@ import java.util.TreeMap;
  * Node mode over all node-mode Eips at once: each Eip is held by one node matching its selector, a node holds at
  * most one Eip (its primary private address takes one Elastic IP). A holder that still matches and has not failed
  * keeps its Eip (no traffic moved without need); Eips without one take the first healthy free node by name, in Eip
- * key order. A node matched by some Eip gets {@code ready-status=true} when it holds one, else {@code false}.
+ * key order. An Eip whose holder has failed (or is recovering) but that no other node may take stays on its holder
+ * ({@link #kept}): detaching it would cut the only gateway, and after a control-plane outage every node looks failed
+ * at once. A node matched by some Eip gets {@code ready-status=true} when it holds one, else {@code false}.
  * Pure and deterministic: every reconcile of every Eip computes the same assignment from the same state.
+ *
+ * @param holders Eip key to the node holding it (including {@link #kept})
+ * @param unassigned Eip key to why no node holds it (its address is detached)
+ * @param kept Eip key to why it stays on a holder that is not Ready
+ * @param readyStatus node to its {@code ready-status} label
  */
-public record NodeAssignment(Map<String, String> holders, Map<String, String> unassigned,
+public record NodeAssignment(Map<String, String> holders, Map<String, String> unassigned, Map<String, String> kept,
     Map<String, Boolean> readyStatus) {
 
   public Optional<String> holder(String eipKey) {
@@ -34,8 +41,8 @@ public record NodeAssignment(Map<String, String> holders, Map<String, String> un
     Map<String, String> holders = new TreeMap<>();
     Set<String> taken = new HashSet<>();
     for (NodeEip e : byKey) {
-      NodeCandidate current = e.holder() == null ? null : named.get(e.holder());
-      if (current != null && current.matches(e.selector()) && current.mayKeep() && taken.add(current.name())) {
+      NodeCandidate current = current(e, named);
+      if (current != null && current.mayKeep() && taken.add(current.name())) {
         holders.put(e.key(), current.name());
       }
     }
@@ -51,19 +58,47 @@ public record NodeAssignment(Map<String, String> holders, Map<String, String> un
         taken.add(free.get().name());
         holders.put(e.key(), free.get().name());
       } else {
-        long ready = matching.stream().filter(NodeCandidate::mayTake).count();
-        unassigned.put(e.key(), matching.isEmpty()
-            ? "no node labelled eip.materialize.cloud/manage matches " + new TreeMap<>(e.selector())
-            : ready == 0 ? "none of the " + matching.size() + " matching nodes is Ready (and reachable on AWS)"
-            : "all " + ready + " Ready matching nodes hold another Eip");
+        unassigned.put(e.key(), whyNone(e, matching));
       }
     }
+    Map<String, String> kept = keepInPlace(byKey, named, holders, unassigned, taken);
     Map<String, Boolean> ready = new TreeMap<>();
     for (NodeCandidate n : byName) {
       if (byKey.stream().anyMatch(e -> n.matches(e.selector()))) {
         ready.put(n.name(), taken.contains(n.name()));
       }
     }
-    return new NodeAssignment(holders, unassigned, ready);
+    return new NodeAssignment(holders, unassigned, kept, ready);
+  }
+
+  /** The Eip's holder when it still matches its selector, else null. */
+  private static NodeCandidate current(NodeEip e, Map<String, NodeCandidate> named) {
+    NodeCandidate c = e.holder() == null ? null : named.get(e.holder());
+    return c != null && c.matches(e.selector()) ? c : null;
+  }
+
+  /** Unassigned Eips whose failed holder may stay: they remain there (moved from unassigned to holders). */
+  private static Map<String, String> keepInPlace(List<NodeEip> byKey, Map<String, NodeCandidate> named,
+      Map<String, String> holders, Map<String, String> unassigned, Set<String> taken) {
+    Map<String, String> kept = new TreeMap<>();
+    for (NodeEip e : byKey) {
+      NodeCandidate current = current(e, named);
+      if (!unassigned.containsKey(e.key()) || current == null || !current.mayStay() || !taken.add(current.name())) {
+        continue;
+      }
+      holders.put(e.key(), current.name());
+      kept.put(e.key(), "node " + current.name() + " holds it but is " + current.condition().name().toLowerCase()
+          + " (not Ready); it stays there because no other node may take it: "
+          + unassigned.remove(e.key()));
+    }
+    return kept;
+  }
+
+  private static String whyNone(NodeEip e, List<NodeCandidate> matching) {
+    long ready = matching.stream().filter(NodeCandidate::mayTake).count();
+    return matching.isEmpty()
+        ? "no node labelled eip.materialize.cloud/manage matches " + new TreeMap<>(e.selector())
+        : ready == 0 ? "none of the " + matching.size() + " matching nodes is Ready (and reachable on AWS)"
+        : "all " + ready + " Ready matching nodes hold another Eip";
   }
 }

@@ -22,6 +22,14 @@ public record NodeCandidate(String name, Map<String, String> labels, NodeConditi
     return !terminating && reachable && !condition.failed();
   }
 
+  /**
+   * May stay holding an address nobody else may take, although failed: the node still exists and can hold one
+   * (an outage of the control plane makes every node look failed; the address is still serving there).
+   */
+  boolean mayStay() {
+    return !terminating && reachable;
+  }
+
   /** May take a new address: healthy. */
   boolean mayTake() {
     return !terminating && reachable && condition == NodeCondition.HEALTHY;

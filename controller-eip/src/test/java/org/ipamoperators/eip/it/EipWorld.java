@@ -213,6 +213,15 @@ final class EipWorld implements AutoCloseable {
     kube.nodes().resource(n).updateStatus();
   }
 
+  /** The node's Ready condition set as a node controller would: e.g. {@code Unknown} since a time long past. */
+  void setReadyCondition(String name, String status, Instant since) {
+    Node n = kube.nodes().withName(nodeName(name)).get();
+    n.getStatus().setConditions(List.of(new NodeConditionBuilder().withType("Ready").withStatus(status)
+        .withReason("NodeStatusUnknown").withLastTransitionTime(since.toString())
+        .withLastHeartbeatTime(since.toString()).build()));
+    kube.nodes().resource(n).updateStatus();
+  }
+
   private static NodeCondition readyCondition(boolean ready) {
     return new NodeConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False")
         .withReason(ready ? "KubeletReady" : "NodeStatusUnknown")

@@ -66,6 +66,37 @@ class LifecycleIT extends EipIT {
     await().atMost(WAIT).until(() -> world.addresses().isEmpty() && world.eip("e1") == null);
   }
 
+  /** EC2's tag index lagging, or tags removed by hand: the status's allocation id still finds the address. */
+  @Test
+  void anAddressWhoseTagsWentMissingIsTakenBackByTheAllocationIdInTheStatus() {
+    EipWorld.Host host = world.instance();
+    String[] eni = world.podEni(host, 1);
+    world.node("n1", host, Map.of(), true);
+    world.pod("db-0", "n1", eni[1], EipWorld.managed(), Map.of());
+    Eip e1 = world.eip("e1", EipSelector.pod("db-0"));
+    Operator first = world.start(server, moto);
+    await().atMost(WAIT).until(() -> "True".equals(world.condition("e1", "Ready").getStatus()));
+    Address before = world.addresses().get(0);
+    first.stop();
+
+    List<Tag> ours = before.tags().stream().filter(t -> t.key().startsWith("eip.materialize.cloud/")).toList();
+    world.ec2.deleteTags(r -> r.resources(before.allocationId()).tags(ours));
+    assertThat(world.ec2.describeAddresses(r -> r.filters(f -> f.name("tag:" + EipNames.TAG_UID)
+        .values(e1.getMetadata().getUid()))).addresses()).isEmpty();
+
+    world.start(server, moto);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(world.events("Eip", "e1")).anyMatch(e -> e.startsWith("AddressRetagged: " + before.publicIp()));
+      assertThat(EipWorld.tags(world.address(before.allocationId())))
+          .containsEntry(EipNames.TAG_UID, e1.getMetadata().getUid()).containsEntry(EipNames.TAG_POD, "db-0");
+      assertThat(world.condition("e1", "Ready").getStatus()).isEqualTo("True");
+    });
+    assertThat(world.addresses()).extracting(Address::allocationId).containsExactly(before.allocationId());
+    assertThat(world.addresses().get(0).associationId()).isEqualTo(before.associationId());
+    assertThat(world.eip("e1").getStatus().publicIpAddress()).isEqualTo(before.publicIp());
+    assertThat(world.count("AllocateAddress")).isEqualTo(1);
+  }
+
   @Test
   void duplicateTaggedAddressesAreRepairedKeepingTheAssociatedOneWithAnEvent() {
     EipWorld.Host host = world.instance();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -64,6 +65,49 @@ class NodeModeIT extends EipIT {
     long describes = world.count("DescribeAddresses");
     await().atMost(WAIT).until(() -> world.count("DescribeAddresses") >= describes + 2);
     assertThat(world.addresses().get(0).privateIpAddress()).isEqualTo(h2.privateIp());
+  }
+
+  /** After a control-plane outage every node is Unknown since long ago: the gateway's address must stay. */
+  @Test
+  void whenEveryMatchingNodeIsUnknownPastTheGraceTheAddressStaysOnItsHolderAndSaysWhy() {
+    EipWorld.Host h1 = world.instance();
+    EipWorld.Host h2 = world.instance();
+    world.node("n1", h1, role(), true);
+    world.node("n2", h2, role(), true);
+    world.eip("gw", EipSelector.node(role()));
+    world.start(server, moto);
+    await().atMost(WAIT).until(() -> "True".equals(world.condition("gw", "Ready").getStatus()));
+    Address before = world.addresses().get(0);
+    assertThat(before.privateIpAddress()).isEqualTo(h1.privateIp());
+
+    Instant outage = Instant.now().minus(Duration.ofHours(1));
+    world.setReadyCondition("n1", "Unknown", outage);
+    world.setReadyCondition("n2", "Unknown", outage);
+    await().atMost(WAIT).untilAsserted(() -> {
+      var ready = world.condition("gw", "Ready");
+      assertThat(ready.getReason()).isEqualTo("HolderNotReady");
+      assertThat(ready.getStatus()).isEqualTo("False");
+      assertThat(ready.getMessage()).contains("stays associated", world.nodeName("n1"), "failed",
+          "none of the 2 matching nodes is Ready");
+    });
+    // Past the grace (1 s) and two more passes (3 s resync): still there, never disassociated.
+    long describes = world.count("DescribeAddresses");
+    await().atMost(WAIT).until(() -> world.count("DescribeAddresses") >= describes + 2);
+    Address during = world.addresses().get(0);
+    assertThat(during.associationId()).isEqualTo(before.associationId());
+    assertThat(during.privateIpAddress()).isEqualTo(h1.privateIp());
+    assertThat(world.count("DisassociateAddress")).isZero();
+    assertThat(world.eip("gw").getStatus().resourceId()).isEqualTo(world.nodeName("n1"));
+    assertThat(world.eip("gw").getStatus().associationId()).isEqualTo(before.associationId());
+    assertThat(world.nodeLabel("n1", EipNames.READY_STATUS_LABEL)).isEqualTo("true");
+    assertThat(world.events("Eip", "gw")).anyMatch(e -> e.startsWith("HolderNotReady: "));
+
+    // The control plane back: the holder is Ready again and keeps the address, no call moves it.
+    world.setReady("n1", true);
+    world.setReady("n2", true);
+    await().atMost(WAIT).until(() -> "Associated".equals(world.condition("gw", "Ready").getReason()));
+    assertThat(world.addresses().get(0).associationId()).isEqualTo(before.associationId());
+    assertThat(world.count("AssociateAddress")).isEqualTo(1);
   }
 
   @Test

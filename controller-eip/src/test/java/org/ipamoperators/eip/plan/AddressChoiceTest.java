@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 import java.util.Map;
 import org.ipamoperators.cloud.aws.eip.ElasticIp;
+import org.ipamoperators.eip.api.EipNames;
 import org.junit.jupiter.api.Test;
 
 class AddressChoiceTest {
@@ -34,5 +35,26 @@ class AddressChoiceTest {
     assertThat(c.release()).extracting(ElasticIp::allocationId).containsExactly("eipalloc-1", "eipalloc-2");
     assertThat(AddressChoice.of(List.of(free("eipalloc-2"), free("eipalloc-1")), "eipalloc-gone").keep()
         .orElseThrow().allocationId()).isEqualTo("eipalloc-1");
+  }
+
+  private static ElasticIp allocatedAt(String id, String at) {
+    return new ElasticIp(id, "198.51.100.7", null, null, null, null, null,
+        at == null ? Map.of() : Map.of(EipNames.TAG_ALLOCATED_AT, at));
+  }
+
+  /** Allocation ids are random: the oldest is the one allocated first (its tag; untagged ones predate ours). */
+  @Test
+  void amongUnassociatedDuplicatesTheOldestByItsAllocationTimeIsKeptNotTheLowestId() {
+    AddressChoice c = AddressChoice.of(List.of(allocatedAt("eipalloc-0aaa", "2026-11-27T10:00:05Z"),
+        allocatedAt("eipalloc-0fff", "2026-11-27T10:00:01Z")), null);
+    assertThat(c.keep().orElseThrow().allocationId()).isEqualTo("eipalloc-0fff");
+    assertThat(c.release()).extracting(ElasticIp::allocationId).containsExactly("eipalloc-0aaa");
+    // One the old operator allocated (no time tag) is older than any of ours.
+    assertThat(AddressChoice.of(List.of(allocatedAt("eipalloc-0aaa", "2026-11-27T10:00:05Z"),
+        allocatedAt("eipalloc-0fff", null)), null).keep().orElseThrow().allocationId()).isEqualTo("eipalloc-0fff");
+    // A malformed time counts as unknown (oldest), never as an error.
+    assertThat(AddressChoice.of(List.of(allocatedAt("eipalloc-0aaa", "2026-11-27T10:00:05Z"),
+        allocatedAt("eipalloc-0fff", "yesterday")), null).keep().orElseThrow().allocationId())
+        .isEqualTo("eipalloc-0fff");
   }
 }

@@ -40,9 +40,38 @@ class NodeAssignmentTest {
     List<NodeCandidate> nodes = List.of(node("n1", NodeCondition.RECOVERING),
         new NodeCandidate("n2", EGRESS, NodeCondition.HEALTHY, true, true),
         new NodeCandidate("n3", EGRESS, NodeCondition.HEALTHY, false, false));
-    NodeAssignment a = NodeAssignment.plan(List.of(new NodeEip("ns/e", EGRESS, "n1")), nodes);
+    NodeAssignment a = NodeAssignment.plan(List.of(new NodeEip("ns/e", EGRESS, null)), nodes);
     assertThat(a.holder("ns/e")).isEmpty();
     assertThat(a.unassigned().get("ns/e")).contains("none of the 3 matching nodes is Ready");
+    // A terminating or unreachable holder loses it even though nobody may take it.
+    for (String holder : List.of("n2", "n3")) {
+      a = NodeAssignment.plan(List.of(new NodeEip("ns/e", EGRESS, holder)), nodes);
+      assertThat(a.holder("ns/e")).as(holder).isEmpty();
+      assertThat(a.kept()).isEmpty();
+    }
+  }
+
+  @Test
+  void aFailedHolderNobodyElseMayTakeKeepsItsEipInPlaceAndSaysWhy() {
+    for (NodeCondition c : List.of(NodeCondition.FAILED, NodeCondition.RECOVERING)) {
+      // After a control-plane outage: every matching node failed.
+      List<NodeCandidate> nodes = List.of(node("n1", c), node("n2", NodeCondition.FAILED));
+      NodeAssignment a = NodeAssignment.plan(List.of(new NodeEip("ns/e", EGRESS, "n1")), nodes);
+      assertThat(a.holder("ns/e")).as(c.name()).contains("n1");
+      assertThat(a.kept().get("ns/e")).contains("node n1 holds it but is " + c.name().toLowerCase(),
+          "none of the 2 matching nodes is Ready");
+      assertThat(a.unassigned()).isEmpty();
+      assertThat(a.readyStatus()).containsExactlyInAnyOrderEntriesOf(Map.of("n1", true, "n2", false));
+    }
+    // As soon as a healthy node may take it, it moves there.
+    NodeAssignment a = NodeAssignment.plan(List.of(new NodeEip("ns/e", EGRESS, "n1")),
+        List.of(node("n1", NodeCondition.FAILED), node("n2", NodeCondition.HEALTHY)));
+    assertThat(a.holder("ns/e")).contains("n2");
+    assertThat(a.kept()).isEmpty();
+    // A holder that no longer matches the selector is not kept.
+    a = NodeAssignment.plan(List.of(new NodeEip("ns/e", Map.of("role", "other"), "n1")),
+        List.of(node("n1", NodeCondition.FAILED)));
+    assertThat(a.holder("ns/e")).isEmpty();
   }
 
   @Test
@@ -108,9 +137,17 @@ class NodeAssignmentTest {
         NodeEip e = eips.stream().filter(x -> x.key().equals(h.getKey())).findFirst().orElseThrow();
         NodeCandidate n = nodes.stream().filter(x -> x.name().equals(h.getValue())).findFirst().orElseThrow();
         assertThat(n.matches(e.selector())).as("seed %d", seed).isTrue();
-        assertThat(h.getValue().equals(e.holder()) ? n.mayKeep() : n.mayTake()).as("seed %d", seed).isTrue();
+        boolean allowed = a.kept().containsKey(h.getKey()) ? h.getValue().equals(e.holder()) && n.mayStay()
+            : h.getValue().equals(e.holder()) ? n.mayKeep() : n.mayTake();
+        assertThat(allowed).as("seed %d", seed).isTrue();
       }
       assertThat(a.holders().size() + a.unassigned().size()).as("seed %d", seed).isEqualTo(eips.size());
+      // Kept in place only when no node may take it.
+      for (String k : a.kept().keySet()) {
+        NodeEip e = eips.stream().filter(x -> x.key().equals(k)).findFirst().orElseThrow();
+        assertThat(nodes.stream().filter(n -> n.matches(e.selector()) && n.mayTake()
+            && !a.holders().containsValue(n.name()))).as("seed %d", seed).isEmpty();
+      }
     }
   }
 }
