@@ -27,7 +27,7 @@ final class EipOptions {
   String defaultTags;
 
   @Option(names = "--eip-aws-region", paramLabel = "REGION", defaultValue = "${AWS_REGION:-}",
-      description = "eip: the region of the cluster's VPC (env AWS_REGION, else AWS_DEFAULT_REGION; required with eip)")
+      description = "eip: the region of the cluster's VPC (env AWS_REGION, else AWS_DEFAULT_REGION, else the AWS SDK's default region chain)")
   String region;
 
   @Option(names = "--eip-aws-endpoint", paramLabel = "URL", defaultValue = "${AWS_ENDPOINT_URL:-}",
