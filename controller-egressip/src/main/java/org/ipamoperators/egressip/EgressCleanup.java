@@ -100,7 +100,8 @@ final class EgressCleanup {
     }
     NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
     List<Node> allNodes = views.nodes();
-    failures.addAll(egressNetwork.write(network, write, views.hostSubnetView(), allNodes));
+    failures.addAll(egressNetwork.write(network, write,
+        network == NetworkType.OPENSHIFT_SDN ? views.hostSubnetView() : List.of(), allNodes));
     CloudCleanup cloud = EgressNetwork.cloudAttachment(platform, nodeNetwork.capabilities(), network, allNodes).byThisController()
         ? detachAll(name, nodeNetwork, allNodes, held.keySet()) : CloudCleanup.NOTHING;
     failures.addAll(cloud.failures());

@@ -206,7 +206,9 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private UpdateControl<EgressIPAM> pass(EgressIPAM ipam, Context<EgressIPAM> context) {
     String name = ipam.getMetadata().getName();
     dropLegacyFinalizer(ipam);
+    // Only IPAMs that can serve take part: an invalid one is told so (InvalidSpec), one being deleted blocks nobody.
     Optional<PoolOverlaps.Refusal> overlap = PoolOverlaps.decide(context.getPrimaryCache().list()
+        .filter(i -> i.getMetadata().getDeletionTimestamp() == null && EgressPlanner.validate(i.getSpec()).isEmpty())
         .map(EgressStatus::poolOwner).toList()).refusal(EgressStatus.KIND, name);
     if (overlap.isPresent()) {
       // Serves nothing and takes nothing away: what it published before stays, claimed, until it no longer overlaps.
