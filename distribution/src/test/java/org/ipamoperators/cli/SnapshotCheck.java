@@ -4,11 +4,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * What the reliability runs look for in every snapshot of what the cluster shows (owner to its
  * addresses): an address shown by two owners, and an owner whose addresses changed since first seen.
+ * With {@link Surfaces}, every publication surface at once ({@link #check(List)}): no address shown by two
+ * different owners over all owner surfaces combined (namespace annotation, NetNamespace and OVN EgressIP of
+ * a namespace, a Service's ingress: A's annotation and B's NetNamespace showing one address are two
+ * holders), no address on two HostSubnets, no VIP in two KeepalivedGroups' rendered configurations.
  * Thread-safe: a watcher thread checks while the test thread does the final check.
  */
 final class SnapshotCheck {
@@ -29,6 +36,33 @@ final class SnapshotCheck {
       String before = firstSeen.putIfAbsent(owner, joined);
       if (before != null && !before.equals(joined)) {
         changed.add(owner + ": " + before + " -> " + joined);
+      }
+    });
+  }
+
+  /**
+   * The rules over every surface of one snapshot (the changed-owner check stays with {@link #check(Map)} on the
+   * run's own view: an owner that moves between IPAMs changes address on purpose in some runs).
+   */
+  void check(List<Surfaces.Entry> entries) {
+    oneHolder(entries, e -> e.surface().ownerSurface());
+    oneHolder(entries, e -> e.surface() == Surfaces.Surface.HOST_SUBNET_IPS);
+    oneHolder(entries, e -> e.surface() == Surfaces.Surface.KEEPALIVED_CONFIG);
+  }
+
+  /** Among the entries {@code rule} selects, a value shown by two holders is a duplicate (named with surfaces). */
+  private void oneHolder(List<Surfaces.Entry> entries, java.util.function.Predicate<Surfaces.Entry> rule) {
+    Map<String, Map<String, Set<String>>> byValue = new TreeMap<>();
+    for (Surfaces.Entry e : entries) {
+      if (rule.test(e)) {
+        byValue.computeIfAbsent(e.value(), v -> new TreeMap<>()).computeIfAbsent(e.holder(), h -> new TreeSet<>())
+            .add(e.surface().toString());
+      }
+    }
+    byValue.forEach((value, holders) -> {
+      if (holders.size() > 1) {
+        duplicates.add(value + " on " + holders.entrySet().stream().map(h -> h.getKey() + " " + h.getValue())
+            .collect(Collectors.joining(" and ")));
       }
     });
   }
