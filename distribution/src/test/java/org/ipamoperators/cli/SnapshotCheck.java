@@ -22,6 +22,7 @@ final class SnapshotCheck {
   private final Map<String, String> firstSeen = new ConcurrentHashMap<>();
   private final Set<String> duplicates = ConcurrentHashMap.newKeySet();
   private final Set<String> changed = ConcurrentHashMap.newKeySet();
+  private final Set<String> unclaimed = ConcurrentHashMap.newKeySet();
 
   void check(Map<String, List<String>> shown) {
     Map<String, String> holder = new HashMap<>();
@@ -45,9 +46,17 @@ final class SnapshotCheck {
    * run's own view: an owner that moves between IPAMs changes address on purpose in some runs).
    */
   void check(List<Surfaces.Entry> entries) {
+    check(entries, false);
+  }
+
+  /** As above; {@code ledgerRead}: the entries include the ledger at the same revision (the claim rule applies). */
+  void check(List<Surfaces.Entry> entries, boolean ledgerRead) {
     oneHolder(entries, e -> e.surface().ownerSurface());
     oneHolder(entries, e -> e.surface() == Surfaces.Surface.HOST_SUBNET_IPS);
     oneHolder(entries, e -> e.surface() == Surfaces.Surface.KEEPALIVED_CONFIG);
+    if (ledgerRead) {
+      claimedWhileShown(entries);
+    }
   }
 
   /** Among the entries {@code rule} selects, a value shown by two holders is a duplicate (named with surfaces). */
@@ -65,6 +74,27 @@ final class SnapshotCheck {
             .collect(Collectors.joining(" and ")));
       }
     });
+  }
+
+  /**
+   * With the ledger read at the same revision: every address an owner shows is held by that owner in the ledger
+   * (a claim released, or given to another, while a surface still shows the address breaks the rule).
+   */
+  private void claimedWhileShown(List<Surfaces.Entry> entries) {
+    Map<String, Set<String>> ledger = new HashMap<>();
+    entries.stream().filter(e -> e.surface() == Surfaces.Surface.LEDGER)
+        .forEach(e -> ledger.computeIfAbsent(e.value(), v -> new TreeSet<>()).add(e.holder()));
+    for (Surfaces.Entry e : entries) {
+      if (e.surface().ownerSurface() && !ledger.getOrDefault(e.value(), Set.of()).contains(e.holder())) {
+        unclaimed.add(e.value() + " shown by " + e + " but held in the ledger by "
+            + ledger.getOrDefault(e.value(), Set.of("nobody")));
+      }
+    }
+  }
+
+  /** Addresses an owner showed while the ledger did not hold them for it (only with a ledger read). */
+  Set<String> unclaimed() {
+    return unclaimed;
   }
 
   Set<String> duplicates() {

@@ -29,7 +29,7 @@ final class SnapshotWatcher {
           long start = System.nanoTime();
           checks.check(shown.get());
           if (surfaces != null) {
-            checks.check(surfaces.read());
+            checks.check(surfaces.read(), surfaces.readsLedger());
           }
           long took = System.nanoTime() - start;
           readNanos.addAndGet(took);

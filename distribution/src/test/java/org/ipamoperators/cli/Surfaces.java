@@ -22,6 +22,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
+import org.ipamoperators.controller.common.ledger.IPBlock;
+import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 
@@ -47,7 +50,9 @@ final class Surfaces implements AutoCloseable {
     SERVICE_INGRESS("Service status.loadBalancer.ingress", "Service"),
     HOST_SUBNET_IPS("HostSubnet.egressIPs", "node"),
     HOST_SUBNET_CIDRS("HostSubnet.egressCIDRs", "node"),
-    KEEPALIVED_CONFIG("keepalived ConfigMap virtual_ipaddress", "KeepalivedGroup");
+    KEEPALIVED_CONFIG("keepalived ConfigMap virtual_ipaddress", "KeepalivedGroup"),
+    /** Not a publication: the ledger (IPClaims, IPBlock entries), read at the same revision for the claim rule. */
+    LEDGER("ledger (IPClaim, IPBlock entry)", "owner");
 
     final String text;
     final String holderKind;
@@ -81,6 +86,7 @@ final class Surfaces implements AutoCloseable {
   private final Set<Surface> watched;
   private final String serviceNamespace;
   private final Predicate<String> ours;
+  private boolean ledger;
   private final ExecutorService pool = Executors.newFixedThreadPool(4, r -> {
     Thread t = new Thread(r, "surfaces-reader");
     t.setDaemon(true);
@@ -127,6 +133,19 @@ final class Surfaces implements AutoCloseable {
     return new Surfaces(client, EnumSet.of(Surface.KEEPALIVED_CONFIG), ns, ours);
   }
 
+  /**
+   * Also reads the ledger at the snapshot's revision, so that {@link SnapshotCheck} can check that every address
+   * an owner shows is held in the ledger by that owner (released only after every surface is clear).
+   */
+  Surfaces withLedger() {
+    ledger = true;
+    return this;
+  }
+
+  boolean readsLedger() {
+    return ledger;
+  }
+
   Set<Surface> watched() {
     return watched;
   }
@@ -134,7 +153,7 @@ final class Surfaces implements AutoCloseable {
   /** One line for the test's output: which surfaces this run watches. */
   String describe(String run) {
     return "[surfaces] " + run + " watches " + watched.stream().map(Surface::toString)
-        .collect(Collectors.joining(", "));
+        .collect(Collectors.joining(", ")) + (ledger ? "; and the ledger at the same revision" : "");
   }
 
   /** One snapshot of every watched surface, at one etcd revision. */
@@ -168,6 +187,10 @@ final class Surfaces implements AutoCloseable {
     }
     if (watched.contains(Surface.OVN_EGRESS_IP)) {
       rest.add(at(() -> ovnEgressIps(client.genericKubernetesResources(OVN_EGRESS_IP).list(at).getItems())));
+    }
+    if (ledger) {
+      rest.add(at(() -> ledger(client.resources(IPClaim.class).list(at).getItems(),
+          client.resources(IPBlock.class).list(at).getItems())));
     }
     for (CompletableFuture<List<Entry>> f : rest) {
       out.addAll(f.join());
@@ -210,6 +233,30 @@ final class Surfaces implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  private static List<Entry> ledger(List<IPClaim> claims, List<IPBlock> blocks) {
+    List<Entry> out = new ArrayList<>();
+    for (IPClaim c : claims) {
+      if (c.getSpec() != null && c.getSpec().owner() != null) {
+        out.add(new Entry(Surface.LEDGER, holder(c.getSpec().owner()), c.getSpec().address()));
+      }
+    }
+    for (IPBlock b : blocks) {
+      if (b.getSpec() != null && b.getSpec().entries() != null) {
+        b.getSpec().entries().forEach((ip, e) -> out.add(new Entry(Surface.LEDGER, holder(e.owner()), ip)));
+      }
+    }
+    return out;
+  }
+
+  /** The holder text an owner surface uses for a ledger owner. */
+  private static String holder(ClaimOwner o) {
+    return switch (o.kind()) {
+      case "Namespace" -> "namespace " + o.name();
+      case "Service" -> "Service " + o.namespace() + "/" + o.name();
+      default -> o.kind() + " " + (o.namespace() == null ? "" : o.namespace() + "/") + o.name();
+    };
   }
 
   private static List<Entry> netNamespaces(List<NetNamespace> items) {
