@@ -128,6 +128,17 @@ final class Surfaces implements AutoCloseable {
         Surface.OVN_EGRESS_IP, Surface.HOST_SUBNET_IPS, Surface.HOST_SUBNET_CIDRS, Surface.SERVICE_INGRESS), ns, ours);
   }
 
+  /** The surfaces of one controller's runs: egressip, vip (Services in {@code ns}) or keepalived (groups in it). */
+  static Surfaces forController(KubernetesClient client, String controller, String ns, String range) {
+    Predicate<String> ours = v -> v.startsWith(range);
+    return switch (controller) {
+      case "egressip" -> egress(client, ours);
+      case "vip" -> vip(client, ns, ours);
+      case "keepalived" -> keepalived(client, ns, ours);
+      default -> throw new IllegalArgumentException(controller);
+    };
+  }
+
   /** The keepalived groups' rendered configurations in {@code ns}. */
   static Surfaces keepalived(KubernetesClient client, String ns, Predicate<String> ours) {
     return new Surfaces(client, EnumSet.of(Surface.KEEPALIVED_CONFIG), ns, ours);
