@@ -280,9 +280,11 @@ class CrashRunIT {
     int servedBefore = 0;
     Instant spawned = Instant.now();
     for (int k = 1; k <= KILLS; k++) {
-      String victim = replicas == 1 ? "r0" : Replicas.awaitLeaderAmong(client, running.keySet());
+      String victim = replicas == 1 ? "r0" : this.replicas.awaitReadyLeader(running);
       Process op = running.get(victim);
-      this.replicas.awaitReady(op, replicas == 1 ? "ok" : "ok: leader");
+      if (replicas == 1) {
+        this.replicas.awaitReady(op, "ok");
+      }
       long ready = Duration.between(spawned, Instant.now()).toMillis();
       // More work arrives as it becomes ready; the kill lands a seeded moment into it.
       wave(creators, create, created, k * count / waves, (k + 1) * count / waves);

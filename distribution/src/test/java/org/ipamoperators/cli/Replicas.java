@@ -58,6 +58,35 @@ final class Replicas implements AutoCloseable {
     return Duration.ofNanos(System.nanoTime() - start);
   }
 
+  /** Whether the process answers {@code /readyz} now with 200 and a body starting with {@code body}. */
+  boolean ready(Process p, String body) {
+    try {
+      OperatorRun.Response r = OperatorRun.get(ports.get(p), "/readyz");
+      return r.status() == 200 && r.body().startsWith(body);
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /**
+   * Waits (at most 120 s) until one of {@code running} (identity to process) says {@code ok: leader} on
+   * {@code /readyz} (leading, caches synced), and names it. The Lease alone is not enough: a killed leader's
+   * identity holds it until it expires, and a restarted process of that identity may not win it back.
+   */
+  String awaitReadyLeader(Map<String, Process> running) {
+    String[] seen = {null};
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() -> {
+      for (Map.Entry<String, Process> e : running.entrySet()) {
+        if (ready(e.getValue(), "ok: leader")) {
+          seen[0] = e.getKey();
+          return true;
+        }
+      }
+      return false;
+    });
+    return seen[0];
+  }
+
   /** SIGKILLs every process started so far (each waited for at most 30 s). */
   @Override
   public void close() throws InterruptedException {
