@@ -15,8 +15,8 @@ import java.util.stream.Collectors;
 
 /**
  * The real apiserver refusing writes: a ValidatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1)
- * that deny UPDATE (a PATCH or an apply of an existing object is an UPDATE to admission) of the named objects of one
- * resource. A policy takes a moment (about 1-2 s) to take effect and to go, so {@link #start} returns only once a
+ * that deny UPDATE (a PATCH or an apply of an existing object is an UPDATE to admission) and DELETE of the named
+ * objects of one resource. A policy takes a moment (about 1-2 s) to take effect and to go, so {@link #start} returns only once a
  * write to a probe object of the same resource is refused, and {@link #close} only once one is accepted again; the
  * window in between is the one a test counts.
  */
@@ -42,7 +42,7 @@ final class WriteRefusal implements AutoCloseable {
   }
 
   /**
-   * Refuses UPDATE of {@code names} (and of {@code probeName}) of {@code apiGroup}/{@code resource} (e.g.
+   * Refuses UPDATE and DELETE of {@code names} (and of {@code probeName}) of {@code apiGroup}/{@code resource} (e.g.
    * {@code services/status}); {@code probe} makes a real change to the probe object (its argument differs each
    * time). Returns once a probe write is refused.
    */
@@ -61,10 +61,10 @@ final class WriteRefusal implements AutoCloseable {
             resourceRules:
               - apiGroups: ["%s"]
                 apiVersions: ["*"]
-                operations: ["UPDATE"]
+                operations: ["UPDATE", "DELETE"]
                 resources: ["%s"]
           validations:
-            - expression: "!(object.metadata.name in [%s])"
+            - expression: "!(request.name in [%s])"
               message: "refused by the test's write refusal %s"
         """.formatted(name, apiGroup, resource, list, name);
     String binding = """

@@ -53,6 +53,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code -Dipam.reliability.seed}) draws each window's length (15-20 s, or {@code -Dipam.reliability.refusalSeconds}
  * as the shortest).
  */
+@org.junit.jupiter.api.TestMethodOrder(org.junit.jupiter.api.MethodOrderer.OrderAnnotation.class)
 class WriteRefusalIT {
   private static final long SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
   private static final int SHORTEST = Integer.getInteger("ipam.reliability.refusalSeconds", 15);
@@ -115,7 +116,7 @@ class WriteRefusalIT {
     c.awaitUntil("A served on every surface", () -> x.equals(annotation("wr1-a"))
         && netNamespaceIps("wr1-a").contains(x) && hosted("wr1-n1").contains(x));
     try (WriteRefusal refusal = c.refuse("network.openshift.io", "netnamespaces", List.of("wr1-a"),
-        n -> client.resources(NetNamespace.class).withName(PROBE).edit(o -> label(o.getMetadata(), n)))) {
+        n -> client.resources(NetNamespace.class).withName(PROBE).edit(o -> label(o.getMetadata(), n, o)))) {
       optIn("wr1-a", null);
       optIn("wr1-b", "wr1");
       c.during(refusal, () -> reported("wr1", "wr1-a"), "EgressIPAM wr1 Ready=False or Degraded=True naming "
@@ -152,7 +153,7 @@ class WriteRefusalIT {
     c.awaitUntil("A served on every surface", () -> x.equals(annotation("wr2-a"))
         && netNamespaceIps("wr2-a").contains(x) && hosted("wr2-n1").contains(x));
     try (WriteRefusal refusal = c.refuse("", "namespaces", List.of("wr2-a"),
-        n -> client.namespaces().withName(PROBE).edit(o -> label(o.getMetadata(), n)))) {
+        n -> client.namespaces().withName(PROBE).edit(o -> label(o.getMetadata(), n, o)))) {
       client.resources(EgressIPAM.class).withName("wr2").delete();
       c.during(refusal, () -> reported("wr2", "wr2-a"), "EgressIPAM wr2 Ready=False or Degraded=True naming "
           + "namespace wr2-a, and an Event naming it");
@@ -210,7 +211,7 @@ class WriteRefusalIT {
     c.start("keepalived", Surfaces.keepalived(client, ns, ip -> ip.startsWith("198.18.43.")), () -> {});
     c.awaitUntil("the VIP in A's configuration", () -> configVips(ns, "wr4-a").contains(vip));
     try (WriteRefusal refusal = c.refuse("", "configmaps", List.of("wr4-a"),
-        n -> client.configMaps().inNamespace(PROBE).withName(PROBE).edit(o -> label(o.getMetadata(), n)))) {
+        n -> client.configMaps().inNamespace(PROBE).withName(PROBE).edit(o -> label(o.getMetadata(), n, o)))) {
       client.services().inNamespace(ns).withName("v").edit(s -> {
         s.getMetadata().getAnnotations().put(KeepalivedAnnotations.GROUP, ns + "/wr4-b");
         return s;
@@ -220,6 +221,56 @@ class WriteRefusalIT {
     c.converges("the VIP in B's configuration only", () -> configVips(ns, "wr4-b").contains(vip)
         && !configVips(ns, "wr4-a").contains(vip));
     c.verdict("keepalived", null);
+  }
+
+  /**
+   * Seen 1 on OVN-Kubernetes (last: it takes OpenShift SDN's kinds away, so the operator finds OVN): A's EgressIP
+   * refuses updates and deletion; A opts out of a full pool and B opts in. B's EgressIP must not carry the address
+   * while A's still does.
+   */
+  @Test
+  @org.junit.jupiter.api.Order(Integer.MAX_VALUE)
+  void ovnEgressIpRefusedWhileOneOptsOutAndAnotherOptsIn(@TempDir Path dir) throws Exception {
+    Case c = new Case("ovn-optout", dir, 5);
+    for (ThirdPartyCrd sdn : List.of(ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE)) {
+      client.apiextensions().v1().customResourceDefinitions().withName(sdn.crdName()).delete();
+    }
+    await().atMost(Duration.ofSeconds(60)).until(() -> !client.supports(HostSubnet.class));
+    ThirdPartyCrd.install(client, ThirdPartyCrd.EGRESS_IP);
+    client.genericKubernetesResources(Surfaces.OVN_EGRESS_IP).resource(client.getKubernetesSerialization()
+        .unmarshal("""
+            apiVersion: k8s.ovn.org/v1
+            kind: EgressIP
+            metadata:
+              name: %s
+            spec:
+              egressIPs: ["192.0.2.250"]
+              namespaceSelector:
+                matchLabels:
+                  kubernetes.io/metadata.name: %s
+            """.formatted(PROBE, PROBE), io.fabric8.kubernetes.api.model.GenericKubernetesResource.class)).create();
+    String x = "198.18.44.1";
+    EgressFixtures.readyNode(client, "wr5-n1", Map.of(ZONE, "a"));
+    egressIpam("wr5", x + "/32");
+    for (String ns : List.of("wr5-a", "wr5-b")) {
+      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
+    }
+    optIn("wr5-a", "wr5");
+    c.start("egressip", Surfaces.egress(client, ip -> ip.startsWith("198.18.44.")).withLedger(), () -> {});
+    c.awaitUntil("A served on its annotation and EgressIP", () -> x.equals(annotation("wr5-a"))
+        && ovnIps("wr5-a").contains(x));
+    try (WriteRefusal refusal = c.refuse("k8s.ovn.org", "egressips", List.of("egressipam-wr5-a"),
+        n -> client.genericKubernetesResources(Surfaces.OVN_EGRESS_IP).withName(PROBE)
+            .edit(o -> label(o.getMetadata(), n, o)))) {
+      optIn("wr5-a", null);
+      optIn("wr5-b", "wr5");
+      c.during(refusal, () -> reported("wr5", "egressipam-wr5-a"), "EgressIPAM wr5 Ready=False or "
+          + "Degraded=True naming EgressIP egressipam-wr5-a, and an Event naming it");
+    }
+    c.converges("B on its annotation and EgressIP, A's EgressIP gone", () -> x.equals(annotation("wr5-b"))
+        && ovnIps("wr5-b").equals(List.of(x)) && ovnIps("wr5-a").isEmpty() && annotation("wr5-a") == null);
+    c.verdict("egressip", "198.18.44.");
   }
 
   /** One case: its seeded window, its operator, its watcher, and what it saw, asserted softly at the end. */
@@ -319,12 +370,22 @@ class WriteRefusalIT {
         .create();
   }
 
-  private static <T> T label(ObjectMeta meta, int n) {
+  /** Sets the label {@code probe=n} on {@code o}, whose metadata is {@code meta}; returns {@code o} (for edit). */
+  private static <T> T label(ObjectMeta meta, int n, T o) {
     if (meta.getLabels() == null) {
       meta.setLabels(new java.util.HashMap<>());
     }
     meta.getLabels().put("probe", Integer.toString(n));
-    return null;
+    return o;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<String> ovnIps(String ns) {
+    var e = client.genericKubernetesResources(Surfaces.OVN_EGRESS_IP).withName("egressipam-" + ns).get();
+    if (e == null || !(e.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec)) {
+      return List.of();
+    }
+    return spec.get("egressIPs") instanceof List<?> ips ? (List<String>) ips : List.of();
   }
 
   /** A Ready worker in the refusal zone and its HostSubnet, as OpenShift SDN keeps it. */
