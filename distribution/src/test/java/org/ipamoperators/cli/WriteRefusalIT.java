@@ -224,6 +224,44 @@ class WriteRefusalIT {
   }
 
   /**
+   * Node failover on SDN: the node hosting A's address fails while its HostSubnet refuses updates. The address must
+   * not be on the other node's HostSubnet while the failed node's still shows it (SDN refuses one address on two).
+   */
+  @Test
+  void hostSubnetRefusedWhileItsNodeFails(@TempDir Path dir) throws Exception {
+    Case c = new Case("sdn-failover", dir, 6);
+    String x = "198.18.45.1";
+    sdnNode("wr6-n1");
+    sdnNode("wr6-n2");
+    egressIpam("wr6", x + "/32", 2);
+    sdnNamespace("wr6-a", "wr6");
+    client.resource(new HostSubnetBuilder().withNewMetadata().withName(PROBE).endMetadata().withHost(PROBE)
+        .withHostIP("203.0.113.250").withSubnet("10.250.0.0/23").build()).create();
+    c.start("egressip", Surfaces.egress(client, ip -> ip.startsWith("198.18.45.")).withLedger(), () -> {});
+    c.awaitUntil("A served and hosted", () -> x.equals(annotation("wr6-a")) && netNamespaceIps("wr6-a").contains(x)
+        && (hosted("wr6-n1").contains(x) || hosted("wr6-n2").contains(x)));
+    String failing = hosted("wr6-n1").contains(x) ? "wr6-n1" : "wr6-n2";
+    String other = failing.equals("wr6-n1") ? "wr6-n2" : "wr6-n1";
+    try (WriteRefusal refusal = c.refuse("network.openshift.io", "hostsubnets", List.of(failing),
+        n -> client.resources(HostSubnet.class).withName(PROBE).edit(o -> label(o.getMetadata(), n, o)))) {
+      notReady(failing);
+      c.during(refusal, () -> reported("wr6", failing), "EgressIPAM wr6 Ready=False or Degraded=True naming "
+          + "HostSubnet " + failing + ", and an Event naming it");
+    }
+    c.converges("the address on the other node only, A still showing it", () -> hosted(other).contains(x)
+        && !hosted(failing).contains(x) && x.equals(annotation("wr6-a")) && netNamespaceIps("wr6-a").contains(x));
+    c.verdict("egressip", "198.18.45.");
+  }
+
+  private static void notReady(String node) {
+    var n = client.nodes().withName(node).get();
+    n.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder().withType("Ready")
+        .withStatus("False").withReason("NodeStatusUnknown").withLastTransitionTime(Instant.now().toString())
+        .withLastHeartbeatTime(Instant.now().toString()).build()));
+    client.nodes().resource(n).updateStatus();
+  }
+
+  /**
    * Seen 1 on OVN-Kubernetes (last: it takes OpenShift SDN's kinds away, so the operator finds OVN): A's EgressIP
    * refuses updates and deletion; A opts out of a full pool and B opts in. B's EgressIP must not carry the address
    * while A's still does.
@@ -397,12 +435,16 @@ class WriteRefusalIT {
   }
 
   private static void egressIpam(String name, String cidr) {
+    egressIpam(name, cidr, null);
+  }
+
+  private static void egressIpam(String name, String cidr, Integer failoverGraceSeconds) {
     EgressIPAM ipam = new EgressIPAM();
     ObjectMeta meta = new ObjectMeta();
     meta.setName(name);
     ipam.setMetadata(meta);
     ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment(cidr, "a", null)), ZONE,
-        new LabelSelectorBuilder().build(), null, null, null));
+        new LabelSelectorBuilder().build(), null, null, failoverGraceSeconds));
     client.resource(ipam).create();
   }
 
