@@ -113,8 +113,9 @@ class WriteRefusalIT {
     sdnNamespace("wr1-a", "wr1");
     sdnNamespace("wr1-b", null);
     c.start("egressip", Surfaces.egress(client, ip -> ip.startsWith("198.18.40.")).withLedger(), () -> {});
-    c.awaitUntil("A served on every surface", () -> x.equals(annotation("wr1-a"))
-        && netNamespaceIps("wr1-a").contains(x) && hosted("wr1-n1").contains(x));
+    // One IPv4 CIDR on bare metal: SDN's CIDR mode (the HostSubnet carries the CIDR, SDN places the address).
+    c.awaitUntil("A served on its annotation and NetNamespace", () -> x.equals(annotation("wr1-a"))
+        && netNamespaceIps("wr1-a").contains(x));
     try (WriteRefusal refusal = c.refuse("network.openshift.io", "netnamespaces", List.of("wr1-a"),
         n -> client.resources(NetNamespace.class).withName(PROBE).edit(o -> label(o.getMetadata(), n, o)))) {
       optIn("wr1-a", null);
@@ -124,7 +125,7 @@ class WriteRefusalIT {
     }
     c.converges("B on every surface, A's NetNamespace clear", () -> x.equals(annotation("wr1-b"))
         && netNamespaceIps("wr1-b").equals(List.of(x)) && netNamespaceIps("wr1-a").isEmpty()
-        && annotation("wr1-a") == null && hosted("wr1-n1").contains(x));
+        && annotation("wr1-a") == null);
     c.verdict("egressip", "198.18.40.");
   }
 
@@ -150,8 +151,8 @@ class WriteRefusalIT {
             + hosted("wr2-n1") + ")");
       }
     });
-    c.awaitUntil("A served on every surface", () -> x.equals(annotation("wr2-a"))
-        && netNamespaceIps("wr2-a").contains(x) && hosted("wr2-n1").contains(x));
+    c.awaitUntil("A served on its annotation and NetNamespace", () -> x.equals(annotation("wr2-a"))
+        && netNamespaceIps("wr2-a").contains(x));
     try (WriteRefusal refusal = c.refuse("", "namespaces", List.of("wr2-a"),
         n -> client.namespaces().withName(PROBE).edit(o -> label(o.getMetadata(), n, o)))) {
       client.resources(EgressIPAM.class).withName("wr2").delete();
@@ -171,6 +172,7 @@ class WriteRefusalIT {
    */
   @Test
   void serviceStatusRefusedWhileItMovesToAnotherGroup(@TempDir Path dir) throws Exception {
+    longRunOnly();
     Case c = new Case("vip-move", dir, 3);
     String ns = "wr3";
     namespace(ns);
@@ -202,6 +204,7 @@ class WriteRefusalIT {
    */
   @Test
   void configMapRefusedWhileAVipMovesToAnotherGroup(@TempDir Path dir) throws Exception {
+    longRunOnly();
     Case c = new Case("keepalived-move", dir, 4);
     String ns = "wr4";
     namespace(ns);
@@ -229,16 +232,21 @@ class WriteRefusalIT {
    */
   @Test
   void hostSubnetRefusedWhileItsNodeFails(@TempDir Path dir) throws Exception {
+    longRunOnly();
     Case c = new Case("sdn-failover", dir, 6);
+    // Two CIDRs: SDN's explicit mode (the operator places each address on a HostSubnet); A holds one of each.
     String x = "198.18.45.1";
+    String y = "198.18.46.1";
     sdnNode("wr6-n1");
     sdnNode("wr6-n2");
-    egressIpam("wr6", x + "/32", 2);
+    egressIpam("wr6", List.of(x + "/32", y + "/32"), 2);
     sdnNamespace("wr6-a", "wr6");
     client.resource(new HostSubnetBuilder().withNewMetadata().withName(PROBE).endMetadata().withHost(PROBE)
         .withHostIP("203.0.113.250").withSubnet("10.250.0.0/23").build()).create();
-    c.start("egressip", Surfaces.egress(client, ip -> ip.startsWith("198.18.45.")).withLedger(), () -> {});
-    c.awaitUntil("A served and hosted", () -> x.equals(annotation("wr6-a")) && netNamespaceIps("wr6-a").contains(x)
+    c.start("egressip", Surfaces.egress(client, ip -> ip.startsWith("198.18.45.") || ip.startsWith("198.18.46."))
+        .withLedger(), () -> {});
+    c.awaitUntil("A served and hosted", () -> (x + "," + y).equals(annotation("wr6-a"))
+        && netNamespaceIps("wr6-a").containsAll(List.of(x, y))
         && (hosted("wr6-n1").contains(x) || hosted("wr6-n2").contains(x)));
     String failing = hosted("wr6-n1").contains(x) ? "wr6-n1" : "wr6-n2";
     String other = failing.equals("wr6-n1") ? "wr6-n2" : "wr6-n1";
@@ -248,9 +256,10 @@ class WriteRefusalIT {
       c.during(refusal, () -> reported("wr6", failing), "EgressIPAM wr6 Ready=False or Degraded=True naming "
           + "HostSubnet " + failing + ", and an Event naming it");
     }
-    c.converges("the address on the other node only, A still showing it", () -> hosted(other).contains(x)
-        && !hosted(failing).contains(x) && x.equals(annotation("wr6-a")) && netNamespaceIps("wr6-a").contains(x));
-    c.verdict("egressip", "198.18.45.");
+    c.converges("both addresses on the other node only, A still showing them", () ->
+        hosted(other).containsAll(List.of(x, y)) && !hosted(failing).contains(x) && !hosted(failing).contains(y)
+        && (x + "," + y).equals(annotation("wr6-a")) && netNamespaceIps("wr6-a").containsAll(List.of(x, y)));
+    c.verdict("egressip", "198.18.4");
   }
 
   private static void notReady(String node) {
@@ -269,6 +278,7 @@ class WriteRefusalIT {
   @Test
   @org.junit.jupiter.api.Order(Integer.MAX_VALUE)
   void ovnEgressIpRefusedWhileOneOptsOutAndAnotherOptsIn(@TempDir Path dir) throws Exception {
+    longRunOnly();
     Case c = new Case("ovn-optout", dir, 5);
     for (ThirdPartyCrd sdn : List.of(ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE)) {
       client.apiextensions().v1().customResourceDefinitions().withName(sdn.crdName()).delete();
@@ -342,8 +352,26 @@ class WriteRefusalIT {
     }
 
     void awaitUntil(String what, BooleanSupplier done) {
-      await(what).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-          .failFast(() -> !operator.isAlive()).until(done::getAsBoolean);
+      try {
+        await(what).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+            .failFast(() -> !operator.isAlive()).until(done::getAsBoolean);
+      } catch (org.awaitility.core.ConditionTimeoutException | org.awaitility.core.TerminalFailureException e) {
+        throw new AssertionError(what + " not reached; shown now: " + surfaces.read() + "; operator log:\n"
+            + logTail(), e);
+      }
+    }
+
+    String logTail() {
+      StringBuilder b = new StringBuilder();
+      for (String ext : List.of(".out", ".err")) {
+        try {
+          List<String> lines = java.nio.file.Files.readAllLines(dir.resolve("operator" + ext));
+          lines.subList(Math.max(0, lines.size() - 25), lines.size()).forEach(l -> b.append(l).append('\n'));
+        } catch (java.io.IOException e) {
+          b.append("(no ").append(ext).append(")\n");
+        }
+      }
+      return b.toString();
     }
 
     WriteRefusal refuse(String group, String resource, List<String> names, java.util.function.IntConsumer probe) {
@@ -376,7 +404,9 @@ class WriteRefusalIT {
         await(what).atMost(CONVERGE).pollInterval(Duration.ofMillis(200)).until(done::getAsBoolean);
         converged = Duration.between(lifted, Instant.now());
       } catch (org.awaitility.core.ConditionTimeoutException e) {
-        soft.fail("not converged within %s after the refusal was lifted: %s", CONVERGE, what);
+        soft.fail("not converged within %s after the refusal was lifted: %s; shown then: %s", CONVERGE, what,
+            surfaces.read());
+        System.out.println("[write-refusal] " + name + " not converged; operator log:\n" + logTail());
       }
     }
 
@@ -399,6 +429,12 @@ class WriteRefusalIT {
       soft.assertThat(operator.isAlive()).as("operator running").isTrue();
       soft.assertAll();
     }
+  }
+
+  /** The two cases of the issue run by default (about a minute each); the others in the long run only. */
+  private static void longRunOnly() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("ipam.reliability.long"),
+        "in the long reliability run (-Preliability or -Dipam.reliability.long=true): about a minute each");
   }
 
   // -- the world --
@@ -435,15 +471,15 @@ class WriteRefusalIT {
   }
 
   private static void egressIpam(String name, String cidr) {
-    egressIpam(name, cidr, null);
+    egressIpam(name, List.of(cidr), null);
   }
 
-  private static void egressIpam(String name, String cidr, Integer failoverGraceSeconds) {
+  private static void egressIpam(String name, List<String> cidrs, Integer failoverGraceSeconds) {
     EgressIPAM ipam = new EgressIPAM();
     ObjectMeta meta = new ObjectMeta();
     meta.setName(name);
     ipam.setMetadata(meta);
-    ipam.setSpec(new EgressIPAMSpec(List.of(new CIDRAssignment(cidr, "a", null)), ZONE,
+    ipam.setSpec(new EgressIPAMSpec(cidrs.stream().map(c -> new CIDRAssignment(c, "a", null)).toList(), ZONE,
         new LabelSelectorBuilder().build(), null, null, failoverGraceSeconds));
     client.resource(ipam).create();
   }
