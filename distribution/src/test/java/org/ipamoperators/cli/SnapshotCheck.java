@@ -86,7 +86,7 @@ final class SnapshotCheck {
         .forEach(e -> ledger.computeIfAbsent(e.value(), v -> new TreeSet<>()).add(e.holder()));
     for (Surfaces.Entry e : entries) {
       if (e.surface().ownerSurface() && !ledger.getOrDefault(e.value(), Set.of()).contains(e.holder())) {
-        unclaimed.add(e.value() + " shown by " + e + " but held in the ledger by "
+        unclaimed.add(e.value() + " shown by " + e.holder() + " (" + e.surface() + ") but held in the ledger by "
             + ledger.getOrDefault(e.value(), Set.of("nobody")));
       }
     }

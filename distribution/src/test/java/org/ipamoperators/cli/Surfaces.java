@@ -78,7 +78,7 @@ final class Surfaces implements AutoCloseable {
   record Entry(Surface surface, String holder, String value) {
     @Override
     public String toString() {
-      return holder + " (" + surface + ")";
+      return value + " on " + holder + " (" + surface + ")";
     }
   }
 

@@ -136,7 +136,7 @@ class WriteRefusalIT {
   @Test
   void annotationRemovalRefusedWhileTheIpamIsDeleted(@TempDir Path dir) throws Exception {
     Case c = new Case("sdn-delete", dir, 2);
-    String x = "198.18.40.9";
+    String x = "198.18.41.9";
     sdnNode("wr2-n1");
     egressIpam("wr2", x + "/32");
     sdnNamespace("wr2-a", "wr2");
@@ -298,7 +298,7 @@ class WriteRefusalIT {
                   kubernetes.io/metadata.name: %s
             """.formatted(PROBE, PROBE), io.fabric8.kubernetes.api.model.GenericKubernetesResource.class)).create();
     String x = "198.18.44.1";
-    EgressFixtures.readyNode(client, "wr5-n1", Map.of(ZONE, "a"));
+    EgressFixtures.readyNode(client, "wr5-n1", Map.of(ZONE, "wr5"));
     egressIpam("wr5", x + "/32");
     for (String ns : List.of("wr5-a", "wr5-b")) {
       client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
@@ -462,9 +462,12 @@ class WriteRefusalIT {
     return spec.get("egressIPs") instanceof List<?> ips ? (List<String>) ips : List.of();
   }
 
-  /** A Ready worker in the refusal zone and its HostSubnet, as OpenShift SDN keeps it. */
+  /**
+   * A Ready worker and its HostSubnet, as OpenShift SDN keeps it; in the zone of its case ({@code wr1-n1}: wr1),
+   * which only that case's IPAM (named after the case) serves, so the nodes of earlier cases take nothing.
+   */
   private static void sdnNode(String name) {
-    EgressFixtures.readyNode(client, name, Map.of(ZONE, "a"));
+    EgressFixtures.readyNode(client, name, Map.of(ZONE, name.substring(0, name.indexOf('-'))));
     int ip = hostIp++;
     client.resource(new HostSubnetBuilder().withNewMetadata().withName(name).endMetadata().withHost(name)
         .withHostIP("203.0.113." + ip).withSubnet("10.128." + ip + ".0/23").build()).create();
@@ -479,7 +482,7 @@ class WriteRefusalIT {
     ObjectMeta meta = new ObjectMeta();
     meta.setName(name);
     ipam.setMetadata(meta);
-    ipam.setSpec(new EgressIPAMSpec(cidrs.stream().map(c -> new CIDRAssignment(c, "a", null)).toList(), ZONE,
+    ipam.setSpec(new EgressIPAMSpec(cidrs.stream().map(c -> new CIDRAssignment(c, name, null)).toList(), ZONE,
         new LabelSelectorBuilder().build(), null, null, failoverGraceSeconds));
     client.resource(ipam).create();
   }
