@@ -225,7 +225,8 @@ class CrashRunIT {
 
   /**
    * One life of the operator (of the leader, with two replicas) that ended in a kill: owners served when it began,
-   * objects created and owners served when it was killed, and how long it took from its start to {@code /readyz}.
+   * objects created and owners served when it was killed, how long it took from its start (with two replicas: from
+   * the last kill) to {@code /readyz}, and from ready to the kill.
    */
   record Life(int n, int servedBefore, int createdAtKill, int servedAtKill, long readyMillis, long killedAfterReadyMillis) {
     /** It served more than there was before, or nothing was left to serve. */
@@ -242,8 +243,9 @@ class CrashRunIT {
   /**
    * One crash run: {@code count} objects in {@link #KILLS} + 1 waves, each created by 4 threads; the operator
    * (the leader, with two replicas) is killed {@link #KILLS} times, each time after it is ready (caches synced:
-   * {@code /readyz}) and a seeded 0.3-1.5 s into its work on the wave created when it became ready, and started
-   * again; a watcher reads every surface of {@code surfaces} all along.
+   * {@code /readyz}), has served something more (at most 60 s, else the run fails) and a seeded 0-1.2 s more of its
+   * work on the wave created when it became ready, and started again; a watcher reads every surface of
+   * {@code surfaces} all along.
    */
   private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller,
       int replicas, long seed, int count, java.util.function.IntConsumer create, Snapshot snapshot,
@@ -286,10 +288,16 @@ class CrashRunIT {
         this.replicas.awaitReady(op, "ok");
       }
       long ready = Duration.between(spawned, Instant.now()).toMillis();
-      // More work arrives as it becomes ready; the kill lands a seeded moment into it.
+      // More work arrives as it becomes ready; the kill lands a seeded moment after this life's first progress
+      // (a whole egress pass publishes at its end, so a fixed moment after ready often lands before any).
       wave(creators, create, created, k * count / waves, (k + 1) * count / waves);
-      long delay = 300 + random.nextInt(1200);
-      Thread.sleep(delay);
+      int before = servedBefore;
+      long readyAt = System.nanoTime();
+      await("life " + k + " of " + controller + " serves something within 60 s of ready")
+          .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+          .until(() -> { int now = served(snapshot); return now > before || now == count; });
+      Thread.sleep(random.nextInt(1200));
+      long delay = (System.nanoTime() - readyAt) / 1_000_000;
       int createdAtKill = created.get();
       int servedAtKill = served(snapshot);
       op.destroyForcibly(); // SIGKILL: nothing in flight gets to finish
