@@ -87,7 +87,8 @@ class ApiFaultIT {
           // which /readyz reports), and the burst below arrives as they sync, a catch-up under faults.
           SnapshotCheck snapshots = new SnapshotCheck();
           SnapshotWatcher watcher = SnapshotWatcher.start("api-fault-watcher", snapshots,
-              () -> shown(client, ns, burst));
+              () -> shown(client, ns, burst),
+              Surfaces.egressAndVip(client, ns, ip -> ip.startsWith(VIPS) || ip.startsWith(EGRESS)), () -> {});
           ExecutorService creators = Executors.newFixedThreadPool(4);
           for (int i = 0; i < services; i++) {
             int n = i;

@@ -60,7 +60,9 @@ class ControlPlaneRestartIT {
           "--namespace", ns, "--no-leader-election")) {
         run.awaitReady(port, "ok\n");
         SnapshotCheck snapshots = new SnapshotCheck();
-        SnapshotWatcher watcher = SnapshotWatcher.start("restart-watcher", snapshots, () -> shown(client, ns));
+        SnapshotWatcher watcher = SnapshotWatcher.start("restart-watcher", snapshots, () -> shown(client, ns),
+            Surfaces.egressAndVip(client, ns, ip -> ip.startsWith("198.18.15.") || ip.startsWith("198.18.16.")),
+            () -> {});
 
         ControlPlaneBurst.Outages down = ControlPlaneBurst.seededOutages(server, seed, total, i -> create(client, ns, i), "egressip,vip");
 

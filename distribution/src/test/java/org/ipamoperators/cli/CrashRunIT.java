@@ -27,9 +27,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Crash runs: the operator as its own process, SIGKILLed at seeded random moments of a burst and
- * started again, several times, then left to converge. Throughout, every snapshot of what the
- * cluster shows is checked for an address on two owners and for an owner whose address changed; at
+ * Crash runs: the operator as its own process, SIGKILLed and started again several times while objects arrive in
+ * waves, each kill after the operator is ready (caches synced) and a seeded moment into its work on a new wave; each
+ * life must serve more owners than there were before it (or the burst is done). Throughout, every snapshot of what
+ * the cluster shows (every publication surface of the controller, {@link Surfaces}) is checked for an address on
+ * two owners and for an owner whose address changed; at
  * the end the audit must find nothing at all for the run's addresses (no duplicate, leak, orphan or
  * drift). The seed is printed and can be replayed with {@code -Dipam.reliability.seed}; the number of
  * kills per run is {@code -Dipam.reliability.kills} (3 by default). {@code -Dipam.reliability.seeds=N} (1 by
@@ -80,8 +82,9 @@ class CrashRunIT {
   }
 
   /** What one run did, for the test's message and the reliability table. */
-  record RunResult(String controller, int replicas, long seed, int objects, int kills, int snapshots, int duplicatesSeen,
-      int changedAssignments, List<Finding> findings, Duration converged) {}
+  record RunResult(String controller, int replicas, long seed, int objects, int kills, int snapshots,
+      long meanSnapshotMillis, String surfaces, int duplicatesSeen, List<String> duplicates, int changedAssignments,
+      List<Finding> findings, Duration converged, List<Life> lives) {}
 
   @Test
   void vipServicesSurviveSeededKillsWithoutADuplicateOrAChangedAddress(KubeApiServer server,
@@ -105,7 +108,8 @@ class CrashRunIT {
     try {
       RunResult r = crashRun(server, client, dir, "vip", replicas, seed, count,
           i -> ReliabilityFixtures.loadBalancer(client, ns, prefix + i),
-          () -> Shown.loadBalancerIps(client, ns, ""), ip -> ip.startsWith("198.18.10."));
+          () -> Shown.loadBalancerIps(client, ns, ""),
+          Surfaces.vip(client, ns, ip -> ip.startsWith("198.18.10.")), ip -> ip.startsWith("198.18.10."));
       assertClean(r);
     } finally {
       ReliabilityCleanup.services(client, ns);
@@ -128,7 +132,8 @@ class CrashRunIT {
     try {
       RunResult r = crashRun(server, client, dir, "egressip", 1, seed, count,
           i -> ReliabilityFixtures.optedInNamespace(client, prefix + "ns" + i, prefix + "run", "crash"),
-          () -> Shown.egressIps(client, "burst", prefix + "run", ""), ip -> ip.startsWith("198.18.11."));
+          () -> Shown.egressIps(client, "burst", prefix + "run", ""),
+          Surfaces.egress(client, ip -> ip.startsWith("198.18.11.")), ip -> ip.startsWith("198.18.11."));
       assertClean(r);
     } finally {
       ReliabilityCleanup.namespaces(client, "burst", prefix + "run");
@@ -159,7 +164,8 @@ class CrashRunIT {
       RunResult r = crashRun(server, client, dir, "keepalived", 1, seed, count,
           i -> ReliabilityFixtures.keepalivedService(client, ns, prefix + "k" + i, groups.get(i % 2),
               "198.18.17." + (i + 1)),
-          () -> Shown.routerIds(client, ns, groups), id -> true, groups);
+          () -> Shown.routerIds(client, ns, groups),
+          Surfaces.keepalived(client, ns, ip -> ip.startsWith("198.18.17.")), id -> true, groups);
       assertClean(r);
     } finally {
       ReliabilityCleanup.services(client, ns);
@@ -180,6 +186,8 @@ class CrashRunIT {
     assertThat(r.changedAssignments()).as("owners whose address changed: %s", what).isZero();
     assertThat(r.findings()).as("audit findings after convergence: %s", what).isEmpty();
     assertThat(r.kills()).isEqualTo(KILLS);
+    assertThat(r.lives()).as("lives that served nothing new before their kill: %s", what)
+        .allMatch(l -> l.progressed(r.objects()));
   }
 
   private static void awaitReleased(KubernetesClient client, String controller,
@@ -216,14 +224,34 @@ class CrashRunIT {
   }
 
   /**
-   * One crash run: a burst of {@code count} objects created by 4 threads while the operator is
-   * killed {@link #KILLS} times at seeded moments and restarted; a watcher takes snapshots all along.
+   * One life of the operator (of the leader, with two replicas) that ended in a kill: owners served when it began,
+   * objects created and owners served when it was killed, how long it took from its start (with two replicas: from
+   * the last kill) to {@code /readyz}, and from ready to the kill.
+   */
+  record Life(int n, int servedBefore, int createdAtKill, int servedAtKill, long readyMillis, long killedAfterReadyMillis) {
+    /** It served more than there was before, or nothing was left to serve. */
+    boolean progressed(int count) {
+      return servedAtKill > servedBefore || servedBefore == count;
+    }
+
+    /** Killed with work left: created objects not served yet. */
+    boolean midWork() {
+      return servedAtKill < createdAtKill;
+    }
+  }
+
+  /**
+   * One crash run: {@code count} objects in {@link #KILLS} + 1 waves, each created by 4 threads; the operator
+   * (the leader, with two replicas) is killed {@link #KILLS} times, each time after it is ready (caches synced:
+   * {@code /readyz}), has served something more (at most 60 s, else the run fails) and a seeded 0-1.2 s more of its
+   * work on the wave created when it became ready, and started again; a watcher reads every surface of
+   * {@code surfaces} all along.
    */
   private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller,
-      int replicas, long seed, int count,
-      java.util.function.IntConsumer create, Snapshot snapshot, java.util.function.Predicate<String> ours)
-      throws Exception {
-    return crashRun(server, client, dir, controller, replicas, seed, count, create, snapshot, ours, List.of());
+      int replicas, long seed, int count, java.util.function.IntConsumer create, Snapshot snapshot,
+      Surfaces surfaces, java.util.function.Predicate<String> ours) throws Exception {
+    return crashRun(server, client, dir, controller, replicas, seed, count, create, snapshot, surfaces, ours,
+        List.of());
   }
 
   /**
@@ -232,52 +260,93 @@ class CrashRunIT {
    */
   private RunResult crashRun(KubeApiServer server, KubernetesClient client, Path dir, String controller,
       int replicas, long seed, int count, java.util.function.IntConsumer create, Snapshot snapshot,
-      java.util.function.Predicate<String> ours, List<String> holders) throws Exception {
+      Surfaces surfaces, java.util.function.Predicate<String> ours, List<String> holders) throws Exception {
     Random random = new Random(seed);
     System.out.printf("[crash-run] %s replicas %d seed %d kills %d objects %d%n", controller, replicas, seed, KILLS,
         count);
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
     SnapshotCheck checks = new SnapshotCheck();
-    SnapshotWatcher watcher = SnapshotWatcher.start("crash-run-watcher", checks, snapshot::read);
+    SnapshotWatcher watcher = SnapshotWatcher.start("crash-run-watcher " + controller, checks, snapshot::read,
+        surfaces, () -> {});
 
     Map<String, Process> running = new HashMap<>();
     for (int i = 0; i < replicas; i++) {
       running.put("r" + i, this.replicas.start(dir, kubeconfig, client.getNamespace(), controller,
           replicas == 1 ? null : "r" + i, "r" + i + "-0"));
     }
+    java.util.concurrent.atomic.AtomicInteger created = new java.util.concurrent.atomic.AtomicInteger();
     ExecutorService creators = Executors.newFixedThreadPool(4);
-    for (int i = 0; i < count; i++) {
-      int n = i;
-      creators.submit(() -> create.accept(n));
-    }
-    creators.shutdown();
+    int waves = KILLS + 1;
+    wave(creators, create, created, 0, count / waves);
+    List<Life> lives = new java.util.ArrayList<>();
+    int servedBefore = 0;
+    Instant spawned = Instant.now();
     for (int k = 1; k <= KILLS; k++) {
-      // A seeded moment: a few hundred ms to a few seconds into this life of the operator.
-      Thread.sleep(300 + random.nextInt(2500));
-      String victim = replicas == 1 ? "r0" : Replicas.awaitLeaderAmong(client, running.keySet());
+      String victim = replicas == 1 ? "r0" : this.replicas.awaitReadyLeader(running);
       Process op = running.get(victim);
+      if (replicas == 1) {
+        this.replicas.awaitReady(op, "ok");
+      }
+      long ready = Duration.between(spawned, Instant.now()).toMillis();
+      // More work arrives as it becomes ready; the kill lands a seeded moment after this life's first progress
+      // (a whole egress pass publishes at its end, so a fixed moment after ready often lands before any).
+      wave(creators, create, created, k * count / waves, (k + 1) * count / waves);
+      int before = servedBefore;
+      long readyAt = System.nanoTime();
+      await("life " + k + " of " + controller + " serves something within 60 s of ready")
+          .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+          .until(() -> { int now = served(snapshot); return now > before || now == count; });
+      Thread.sleep(random.nextInt(1200));
+      long delay = (System.nanoTime() - readyAt) / 1_000_000;
+      int createdAtKill = created.get();
+      int servedAtKill = served(snapshot);
       op.destroyForcibly(); // SIGKILL: nothing in flight gets to finish
       assertThat(op.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      lives.add(new Life(k, servedBefore, createdAtKill, servedAtKill, ready, delay));
+      servedBefore = servedAtKill;
+      spawned = Instant.now();
       running.put(victim, this.replicas.start(dir, kubeconfig, client.getNamespace(), controller,
           replicas == 1 ? null : victim, victim + "-" + k));
     }
+    creators.shutdown();
     assertThat(creators.awaitTermination(2, TimeUnit.MINUTES)).isTrue();
+    lives.forEach(l -> System.out.println("[crash-run] " + controller + " " + l));
     Instant lastStart = Instant.now();
     await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(500))
         .failFast(() -> running.values().stream().noneMatch(Process::isAlive))
-        .until(() -> snapshot.read().values().stream().filter(v -> !v.isEmpty()).count() == count);
+        .until(() -> served(snapshot) == count);
     Duration converged = Duration.between(lastStart, Instant.now());
     watcher.stop();
     checks.check(snapshot.read());
+    checks.check(surfaces.read());
+    surfaces.close();
 
     // What is left after a minute is the run's result, reported by assertClean.
     List<Finding> findings = LedgerFindings.settled(client, Set.of(controller), f -> ours.test(f.resource().value())
         && (holders.isEmpty() || f.parties().stream().anyMatch(p -> holders.stream().anyMatch(p::contains))),
         Duration.ofSeconds(60));
-    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, watcher.taken(), checks.duplicates().size(), checks.changed().size(),
-        List.copyOf(findings), converged);
+    RunResult r = new RunResult(controller, replicas, seed, count, KILLS, watcher.taken(), watcher.meanReadMillis(),
+        surfaces.watched().toString(), checks.duplicates().size(), List.copyOf(checks.duplicates()),
+        checks.changed().size(), List.copyOf(findings), converged, lives);
     System.out.println("[crash-run] " + r);
     Files.writeString(dir.resolve("result.txt"), r.toString());
     return r;
+  }
+
+  /** Creates objects {@code from} (inclusive) to {@code to} on the creators, counting each once made. */
+  private static void wave(ExecutorService creators, java.util.function.IntConsumer create,
+      java.util.concurrent.atomic.AtomicInteger created, int from, int to) {
+    for (int i = from; i < to; i++) {
+      int n = i;
+      creators.submit(() -> {
+        create.accept(n);
+        created.incrementAndGet();
+      });
+    }
+  }
+
+  /** Owners that show something now. */
+  private static int served(Snapshot snapshot) {
+    return (int) snapshot.read().values().stream().filter(v -> !v.isEmpty()).count();
   }
 }

@@ -61,7 +61,8 @@ class KeepalivedControlPlaneRestartIT {
         run.awaitReady(port, "ok\n");
         SnapshotCheck snapshots = new SnapshotCheck();
         SnapshotWatcher watcher = SnapshotWatcher.start("keepalived-restart-watcher", snapshots,
-            () -> shown(client, ns, groups));
+            () -> shown(client, ns, groups), Surfaces.keepalived(client, ns, ip -> ip.startsWith("198.18.21.")),
+            () -> {});
 
         java.util.function.IntConsumer create = i -> ReliabilityFixtures.keepalivedService(client, ns,
             "restart-k" + i, groups.get(i % 2), "198.18.21." + (i + 1));

@@ -81,7 +81,7 @@ class LeaseDeletionIT {
    * what the cluster shows, which audit findings are the run's.
    */
   private record Scenario(String controller, int count, IntConsumer create,
-      Supplier<Map<String, List<String>>> shown, Predicate<Finding> ours) {}
+      Supplier<Map<String, List<String>>> shown, Predicate<Finding> ours, String range) {}
 
   @Test
   void deletingTheLeaseMidBurstHandsOverWithoutADuplicate(KubeApiServer server, KubernetesClient client,
@@ -127,7 +127,7 @@ class LeaseDeletionIT {
     try {
       leaseRun(server, client, dir, faults, new Scenario("vip", 120,
           i -> ReliabilityFixtures.loadBalancer(client, ns, prefix + i),
-          () -> Shown.loadBalancerIps(client, ns, ""), LedgerFindings.onResources(addresses)));
+          () -> Shown.loadBalancerIps(client, ns, ""), LedgerFindings.onResources(addresses), addresses));
     } finally {
       ReliabilityCleanup.services(client, ns);
       client.resources(org.ipamoperators.vip.api.IPGroup.class).withName(group).delete();
@@ -140,7 +140,7 @@ class LeaseDeletionIT {
     try {
       leaseRun(server, client, dir, faults, new Scenario("egressip", 60,
           i -> ReliabilityFixtures.optedInNamespace(client, prefix + "-ns" + i, prefix, prefix),
-          () -> Shown.egressIps(client, "burst", prefix, ""), LedgerFindings.onResources(addresses)));
+          () -> Shown.egressIps(client, "burst", prefix, ""), LedgerFindings.onResources(addresses), addresses));
     } finally {
       ReliabilityCleanup.namespaces(client, "burst", prefix);
       client.resources(EgressIPAM.class).withName(prefix).delete();
@@ -159,7 +159,7 @@ class LeaseDeletionIT {
           i -> ReliabilityFixtures.keepalivedService(client, ns, prefix + "-s" + i, groups.get(i % 2),
               addresses + (i + 1)),
           () -> Shown.routerIds(client, ns, groups),
-          f -> f.parties().stream().anyMatch(p -> p.contains(ns + "/" + prefix + "-s"))));
+          f -> f.parties().stream().anyMatch(p -> p.contains(ns + "/" + prefix + "-s")), addresses));
     } finally {
       ReliabilityCleanup.services(client, ns);
       for (String name : groups) {
@@ -213,7 +213,8 @@ class LeaseDeletionIT {
       for (String identity : identities) {
         running.put(identity, start(dir, kubeconfig, ns, s.controller(), identity, 0));
       }
-      SnapshotWatcher watcher = SnapshotWatcher.start("lease-deletion-watcher", checks, s.shown(), kubelet);
+      SnapshotWatcher watcher = SnapshotWatcher.start("lease-deletion-watcher", checks, s.shown(),
+          Surfaces.forController(client, s.controller(), ns, s.range()), kubelet);
       try {
         ExecutorService creators = Executors.newFixedThreadPool(4);
         for (int i = 0; i < s.count(); i++) {

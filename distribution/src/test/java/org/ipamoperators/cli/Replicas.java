@@ -21,6 +21,7 @@ import org.ipamoperators.testsupport.LoopbackPorts;
  */
 final class Replicas implements AutoCloseable {
   private final List<Process> started = new CopyOnWriteArrayList<>();
+  private final Map<Process, Integer> ports = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * {@code ipam operator --controllers <controllers>} on {@code kubeconfig} in namespace {@code ns}: with an
@@ -29,13 +30,61 @@ final class Replicas implements AutoCloseable {
    */
   Process start(Path dir, Path kubeconfig, String ns, String controllers, String identity, String logName)
       throws Exception {
+    int port = LoopbackPorts.freePort();
     List<String> args = new ArrayList<>(List.of("operator", "--controllers", controllers, "--kubeconfig",
-        kubeconfig.toString(), "--http-port", Integer.toString(LoopbackPorts.freePort()), "--bind-address",
+        kubeconfig.toString(), "--http-port", Integer.toString(port), "--bind-address",
         "127.0.0.1", "--namespace", ns));
     args.addAll(identity == null ? List.of("--no-leader-election") : OperatorProcess.replica(identity));
     Process p = OperatorProcess.start(dir, logName, args, Map.of());
     started.add(p);
+    ports.put(p, port);
     return p;
+  }
+
+  /**
+   * Waits (at most 120 s) until the process answers {@code /readyz} with 200 and a body starting with
+   * {@code body} ("ok" alone; "ok: leader" under election): started, every informer synced and watching. Fails at
+   * once if it exits. Returns how long it waited.
+   */
+  Duration awaitReady(Process p, String body) {
+    int port = ports.get(p);
+    long start = System.nanoTime();
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+        .failFast("the operator exited (exit status and output in the run's directory)", () -> !p.isAlive())
+        .until(() -> {
+          OperatorRun.Response r = OperatorRun.get(port, "/readyz");
+          return r.status() == 200 && r.body().startsWith(body);
+        });
+    return Duration.ofNanos(System.nanoTime() - start);
+  }
+
+  /** Whether the process answers {@code /readyz} now with 200 and a body starting with {@code body}. */
+  boolean ready(Process p, String body) {
+    try {
+      OperatorRun.Response r = OperatorRun.get(ports.get(p), "/readyz");
+      return r.status() == 200 && r.body().startsWith(body);
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /**
+   * Waits (at most 120 s) until one of {@code running} (identity to process) says {@code ok: leader} on
+   * {@code /readyz} (leading, caches synced), and names it. The Lease alone is not enough: a killed leader's
+   * identity holds it until it expires, and a restarted process of that identity may not win it back.
+   */
+  String awaitReadyLeader(Map<String, Process> running) {
+    String[] seen = {null};
+    await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() -> {
+      for (Map.Entry<String, Process> e : running.entrySet()) {
+        if (ready(e.getValue(), "ok: leader")) {
+          seen[0] = e.getKey();
+          return true;
+        }
+      }
+      return false;
+    });
+    return seen[0];
   }
 
   /** SIGKILLs every process started so far (each waited for at most 30 s). */

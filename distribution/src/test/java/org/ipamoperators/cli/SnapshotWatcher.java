@@ -4,26 +4,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * Reads what the cluster shows every 150 ms on a thread of its own and hands it to a {@link SnapshotCheck} until
- * stopped. A read that fails (the control plane is down) is skipped: the next snapshot comes when it is back.
+ * Reads what the cluster shows about every 120 ms on a thread of its own and hands it to a {@link SnapshotCheck}
+ * until stopped: the run's own view (owner to addresses) and, with {@link Surfaces}, every publication surface at
+ * one etcd revision. A read that fails (the control plane is down) is skipped: the next snapshot comes when it is
+ * back.
  */
 final class SnapshotWatcher {
+  /** From the start of one snapshot to the start of the next, when the reads take less. */
+  private static final long PERIOD_MILLIS = 120;
   private final AtomicBoolean watching = new AtomicBoolean(true);
   private final AtomicInteger taken = new AtomicInteger();
+  private final AtomicLong readNanos = new AtomicLong();
   private final Thread thread;
 
   private SnapshotWatcher(String name, SnapshotCheck checks, Supplier<Map<String, List<String>>> shown,
-      Runnable afterEach) {
+      Surfaces surfaces, Runnable afterEach) {
     thread = new Thread(() -> {
       while (watching.get()) {
         try {
+          long start = System.nanoTime();
           checks.check(shown.get());
+          if (surfaces != null) {
+            checks.check(surfaces.read(), surfaces.readsLedger());
+          }
+          long took = System.nanoTime() - start;
+          readNanos.addAndGet(took);
           taken.incrementAndGet();
           afterEach.run();
-          Thread.sleep(150);
+          Thread.sleep(Math.max(10, PERIOD_MILLIS - took / 1_000_000));
         } catch (InterruptedException e) {
           return;
         } catch (RuntimeException e) {
@@ -43,7 +55,16 @@ final class SnapshotWatcher {
    */
   static SnapshotWatcher start(String name, SnapshotCheck checks, Supplier<Map<String, List<String>>> shown,
       Runnable afterEach) {
-    SnapshotWatcher w = new SnapshotWatcher(name, checks, shown, afterEach);
+    return start(name, checks, shown, null, afterEach);
+  }
+
+  /** As above, also reading every surface of {@code surfaces} (null: none) per snapshot; prints which. */
+  static SnapshotWatcher start(String name, SnapshotCheck checks, Supplier<Map<String, List<String>>> shown,
+      Surfaces surfaces, Runnable afterEach) {
+    if (surfaces != null) {
+      System.out.println(surfaces.describe(name));
+    }
+    SnapshotWatcher w = new SnapshotWatcher(name, checks, shown, surfaces, afterEach);
     w.thread.start();
     return w;
   }
@@ -57,5 +78,11 @@ final class SnapshotWatcher {
   /** Snapshots checked so far. */
   int taken() {
     return taken.get();
+  }
+
+  /** The mean time one snapshot's reads took, in ms (0 before the first). */
+  long meanReadMillis() {
+    int n = taken.get();
+    return n == 0 ? 0 : readNanos.get() / n / 1_000_000;
   }
 }

@@ -52,7 +52,7 @@ class StaleCacheControllersIT {
 
   /** What the stale run needs from a controller's test. */
   private record Scenario(String controller, java.util.function.IntConsumer create, Runnable changeUnseen,
-      Supplier<Map<String, List<String>>> shown, Set<String> servedInTheEnd, Predicate<Finding> ours) {}
+      Supplier<Map<String, List<String>>> shown, Set<String> servedInTheEnd, Predicate<Finding> ours, String range) {}
 
   @org.junit.jupiter.api.BeforeEach
   void longRunOnly() {
@@ -85,7 +85,7 @@ class StaleCacheControllersIT {
           },
           () -> Shown.egressIps(client, "burst", "stale", ""),
           IntStream.range(20, 40).mapToObj(i -> "stale-ns" + i).collect(Collectors.toSet()),
-          LedgerFindings.onResources(EGRESS_PREFIX)));
+          LedgerFindings.onResources(EGRESS_PREFIX), EGRESS_PREFIX));
     } finally {
       client.resources(EgressIPAM.class).withName("stale").delete();
       client.nodes().withName("stale-w1").delete();
@@ -117,7 +117,7 @@ class StaleCacheControllersIT {
           },
           () -> Shown.routerIds(client, ns, groups),
           IntStream.range(20, 40).mapToObj(i -> "stale-k" + i).collect(Collectors.toSet()),
-          f -> f.parties().stream().anyMatch(p -> p.contains(ns + "/stale-k"))));
+          f -> f.parties().stream().anyMatch(p -> p.contains(ns + "/stale-k")), "198.18.23."));
     } finally {
       ReliabilityCleanup.services(client, ns);
       for (String name : groups) {
@@ -138,7 +138,8 @@ class StaleCacheControllersIT {
       Replicas.awaitLeader(client, "fresh");
       replicas.start(dir, OperatorRun.writeKubeconfig(dir, proxy.kubeconfig()), ns, s.controller(), "stale",
           s.controller() + "-stale");
-      watcher = SnapshotWatcher.start("stale-cache-watcher", checks, s.shown());
+      watcher = SnapshotWatcher.start("stale-cache-watcher " + s.controller(), checks, s.shown(),
+          Surfaces.forController(client, s.controller(), ns, s.range()), () -> {});
       for (int i = 0; i < 30; i++) {
         s.create().accept(i);
       }

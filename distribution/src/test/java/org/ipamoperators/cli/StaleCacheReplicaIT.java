@@ -54,7 +54,8 @@ class StaleCacheReplicaIT {
           "fresh");
       Replicas.awaitLeader(client, "fresh");
       replicas.start(dir, OperatorRun.writeKubeconfig(dir, proxy.kubeconfig()), ns, "vip", "stale", "stale");
-      watcher = SnapshotWatcher.start("stale-cache-watcher", checks, shown);
+      watcher = SnapshotWatcher.start("stale-cache-watcher", checks, shown,
+          Surfaces.vip(client, ns, ip -> ip.startsWith(PREFIX)), () -> {});
       for (int i = 0; i < 30; i++) {
         ReliabilityFixtures.loadBalancer(client, ns, "stale-" + i);
       }
