@@ -1,6 +1,11 @@
 package org.ipamoperators.egressip;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -9,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.ipamoperators.controller.common.kube.Conditions;
 import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.ledger.BlockLedger;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
@@ -35,6 +41,7 @@ import org.slf4j.LoggerFactory;
 final class EgressCleanup {
   private static final Logger LOG = LoggerFactory.getLogger(EgressCleanup.class);
 
+  private final KubernetesClient client;
   private final NetworkDetector detector;
   private final Platform.Known platforms;
   private final NodeNetworks networks;
@@ -48,9 +55,10 @@ final class EgressCleanup {
   private final Consumer<String> forget;
 
   /** @param forget told the name of an IPAM whose deletion completed, to drop what is kept in memory for it */
-  EgressCleanup(NetworkDetector detector, Platform.Known platforms, NodeNetworks networks, ClusterLedger ledger,
+  EgressCleanup(KubernetesClient client, NetworkDetector detector, Platform.Known platforms, NodeNetworks networks, ClusterLedger ledger,
       BlockLedger blockLedger, EventRecorder events, EgressViews views, EgressPublisher publisher,
       EgressNetwork egressNetwork, RetryBackoff backoff, Consumer<String> forget) {
+    this.client = client;
     this.detector = detector;
     this.platforms = platforms;
     this.networks = networks;
@@ -115,11 +123,31 @@ final class EgressCleanup {
         all.add(released.describeKept());
       }
       events.warning(ipam, "CleanupIncomplete", String.join("; ", all));
+      reportIncomplete(ipam, String.join("; ", all));
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(backoff.next(name));
     }
     backoff.reset(name);
     forget.accept(name);
     return DeleteControl.defaultDelete();
+  }
+
+  /**
+   * The deletion waits: Ready=False (reason CleanupIncomplete) says on what, beside the Event. A merge patch of
+   * the conditions; a status that cannot be written is logged (the Event and the finalizer still tell).
+   */
+  private void reportIncomplete(EgressIPAM ipam, String message) {
+    var old = ipam.getStatus() == null ? null : ipam.getStatus().conditions();
+    var conditions = Conditions.set(old, "Ready", false, "CleanupIncomplete",
+        "deletion waits until nothing shows this EgressIPAM's addresses: " + message,
+        ipam.getMetadata().getGeneration());
+    try {
+      client.resources(EgressIPAM.class).withName(ipam.getMetadata().getName()).subresource("status")
+          .patch(PatchContext.of(PatchType.JSON_MERGE),
+              Serialization.asJson(Map.of("status", Map.of("conditions", conditions))));
+    } catch (KubernetesClientException e) {
+      LOG.info("EgressIPAM {}: status not written while its deletion waits: {}", ipam.getMetadata().getName(),
+          e.getMessage());
+    }
   }
 
   /** What a deletion's cloud step found and did: addresses on interfaces, detaches answered, failures. */

@@ -170,7 +170,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     });
     this.publisher = new EgressPublisher(client, ledger, blockLedger, events, views, writers);
     this.egressNetwork = new EgressNetwork(client, views, writers);
-    this.deletion = new EgressCleanup(detector, platforms, networks, ledger, blockLedger, events, views, publisher,
+    this.deletion = new EgressCleanup(client, detector, platforms, networks, ledger, blockLedger, events, views, publisher,
         egressNetwork, backoff, this::forget);
   }
 
