@@ -138,7 +138,8 @@ class IncrementalPlanPropertiesTest {
       }
     }
 
-    private static Set<Ip> parsed(String value) {
+    /** The addresses of an egressips value, entries that are not addresses left out. */
+    static Set<Ip> parsed(String value) {
       Set<Ip> out = new HashSet<>();
       if (value != null) {
         for (String part : value.split(",")) {

@@ -207,7 +207,7 @@ class OneHolderPropertiesTest {
     private Optional<EgressWrites.Sighting> shown(Ip ip) {
       String holder = ledger.get(ip).ownerName();
       String[] a = annotations.get(holder);
-      if (a != null && parsed(a[0]).contains(ip)) {
+      if (a != null && IncrementalPlanPropertiesTest.World.parsed(a[0]).contains(ip)) {
         return Optional.of(new EgressWrites.Sighting(EgressWrites.Surface.ANNOTATION, holder));
       }
       for (var e : netNamespaces.entrySet()) {
@@ -229,7 +229,7 @@ class OneHolderPropertiesTest {
       Map<Ip, Set<String>> holders = new HashMap<>();
       annotations.forEach((ns, a) -> {
         if (a[0] != null && ours.contains(ns)) {
-          parsed(a[0]).forEach(ip -> holders.computeIfAbsent(ip, k -> new TreeSet<>()).add(ns));
+          IncrementalPlanPropertiesTest.World.parsed(a[0]).forEach(ip -> holders.computeIfAbsent(ip, k -> new TreeSet<>()).add(ns));
         }
       });
       netNamespaces.forEach((ns, ips) -> ips.forEach(ip -> holders.computeIfAbsent(ip, k -> new TreeSet<>()).add(ns)));
@@ -301,20 +301,6 @@ class OneHolderPropertiesTest {
     private NodeFacts node(String name, String own, boolean ready) {
       return new NodeFacts(name, Map.of("zone", "a"), null, new HealthObservation(name, NOW.minusSeconds(300), ready),
           Set.of(Ip.parse(own)), Set.copyOf(hostSubnets.get(name)), false, null);
-    }
-
-    private static Set<Ip> parsed(String value) {
-      Set<Ip> out = new HashSet<>();
-      if (value != null) {
-        for (String part : value.split(",")) {
-          try {
-            out.add(Ip.parse(part.trim()));
-          } catch (RuntimeException e) {
-            // not an address
-          }
-        }
-      }
-      return out;
     }
   }
 }
