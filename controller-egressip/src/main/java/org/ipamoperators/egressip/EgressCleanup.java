@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import org.ipamoperators.controller.common.kube.Conditions;
 import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.controller.common.kube.RetryBackoff;
 import org.ipamoperators.controller.common.ledger.BlockLedger;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.controller.common.ledger.IPClaim;

@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.ipamoperators.cloud.baremetal.BareMetalNodeNetwork;
 import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.controller.common.kube.RetryBackoff;
 import org.ipamoperators.controller.common.ledger.BlockLedger;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;

@@ -34,6 +34,11 @@ final class Ingress {
     return new Ingress(current.stream().filter(a -> !gone.contains(a)).toList());
   }
 
+  /** For messages: " (ingress [a, b])", or "" when the ingress is left as it is. */
+  String describe() {
+    return addresses == null ? "" : " (ingress " + addresses + ")";
+  }
+
   /** The addresses to show, or {@code current} when this ingress leaves them unchanged. */
   List<String> or(List<String> current) {
     return addresses == null ? current : addresses;

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.controller.common.kube.RetryBackoff;
 import org.ipamoperators.controller.common.ledger.ClaimIndex;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.ClaimResult;
@@ -90,6 +91,8 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   private final EventRecorder events;
   private final VipMetrics metrics;
   private final ServiceStatusWriter status;
+  /** Services whose status write was refused: tried again, 2 s doubling to 30 s, until it goes through. */
+  private final RetryBackoff retries = new RetryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
   /**
    * Every claim this process saw (informer events and its own writes), shrunk only by deletes it
    * observed, and the addresses its threads are claiming right now (see {@link ClaimIndex}).
@@ -263,6 +266,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       // Gone from the API, so nothing shows its addresses any more: what this Service (this uid)
       // still holds goes. The event carries its last state.
       OwnStatusWrites.forget(svc);
+      retries.reset(svc.getMetadata().getUid());
       awaitIndex();
       holdingsToRelease(svc, owner).forEach((ip, under) -> drop(Ip.parse(ip), under, owner, memberName(svc)));
       metrics.pending(memberName(svc), false);
@@ -304,7 +308,10 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       // this pass claimed if the Service does not need it.
       LOG.info("{}; planning again", e.getMessage());
       return UpdateControl.<Service>noUpdate().rescheduleAfter(STALE_RETRY);
+    } catch (KubernetesClientException e) {
+      return statusRefused(svc, next, problems, e);
     }
+    retries.reset(svc.getMetadata().getUid());
     // Released only once the new ingress is published (claim new, publish, release old); an
     // address still shown stays held.
     Set<String> shown = new HashSet<>(ingress);
@@ -335,6 +342,24 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     boolean waiting = problems.stream().anyMatch(VipProblem::blocking);
     metrics.pending(memberName(svc), ingress.isEmpty());
     return waiting ? UpdateControl.<Service>noUpdate().rescheduleAfter(RETRY_PENDING) : UpdateControl.noUpdate();
+  }
+
+  /**
+   * The status write was refused or failed: nothing is released (the Service may still show what it
+   * held), what this pass claimed stays claimed, and the pass is tried again with back-off until the
+   * write goes through. The status cannot carry the reason, so a Warning Event does.
+   */
+  private UpdateControl<Service> statusRefused(Service svc, Ingress next, List<VipProblem> problems,
+      KubernetesClientException e) {
+    Duration retry = retries.next(svc.getMetadata().getUid());
+    String message = "writing the status of Service " + memberName(svc) + next.describe()
+        + (problems.isEmpty() ? "" : " " + problems.stream().map(p -> p.reason() + ": " + p.message()).toList())
+        + " failed ("
+        + (e.getCode() > 0 ? e.getCode() + ": " : "") + e.getMessage() + "); addresses kept, retrying in "
+        + retry.toSeconds() + " s";
+    LOG.warn(message);
+    events.warning(svc, "StatusWriteFailed", message);
+    return UpdateControl.<Service>noUpdate().rescheduleAfter(retry);
   }
 
   /** The plan claimed for, the ledger view it was made from, and what the Service holds now. */

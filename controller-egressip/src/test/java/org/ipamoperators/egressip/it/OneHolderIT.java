@@ -28,6 +28,7 @@ import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.kube.WriteRefusal;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,9 +83,9 @@ class OneHolderIT {
     await().atMost(WAIT).until(() -> List.of("192.0.2.9").equals(cluster.netNamespaceIps("a")));
     cluster.namespace("b", ipam, null); // the pool has no free address: b waits
     String a = cluster.n("a");
-    try (WriteRefusal refusal = new WriteRefusal(client, cluster.n("refuse-netns"), "network.openshift.io",
-        "netnamespaces", a, c -> c.resources(NetNamespace.class).withName(a)
-            .edit(x -> { x.getMetadata().setLabels(Map.of("probe", String.valueOf(System.nanoTime()))); return x; }))) {
+    try (WriteRefusal refusal = WriteRefusal.start(client, cluster.n("refuse-netns"), "network.openshift.io",
+        "netnamespaces", List.of(a), a, n -> client.resources(NetNamespace.class).withName(a)
+            .edit(x -> { x.getMetadata().setLabels(Map.of("probe", String.valueOf(n))); return x; }))) {
       cluster.annotate("a", EgressAnnotations.EGRESSIPAM, null); // a opts out while its NetNamespace cannot change
       await().atMost(WAIT).until(() -> cluster.egressIps("a") == null);
       long until = System.nanoTime() + REFUSED_FOR.toNanos();
@@ -119,9 +120,9 @@ class OneHolderIT {
     await().atMost(WAIT).until(() -> "192.0.2.9".equals(cluster.egressIps("a"))
         && List.of("192.0.2.9").equals(cluster.netNamespaceIps("a")));
     String a = cluster.n("a");
-    try (WriteRefusal refusal = new WriteRefusal(client, cluster.n("refuse-ns"), "", "namespaces", a,
-        c -> c.namespaces().withName(a)
-            .edit(x -> { x.getMetadata().setLabels(Map.of("probe", String.valueOf(System.nanoTime()))); return x; }))) {
+    try (WriteRefusal refusal = WriteRefusal.start(client, cluster.n("refuse-ns"), "",
+        "namespaces", List.of(a), a, n -> client.namespaces().withName(a)
+            .edit(x -> { x.getMetadata().setLabels(Map.of("probe", String.valueOf(n))); return x; }))) {
       client.resources(EgressIPAM.class).withName(ipam).delete();
       long until = System.nanoTime() + REFUSED_FOR.toNanos();
       while (System.nanoTime() < until) {
@@ -152,9 +153,9 @@ class OneHolderIT {
     cluster.namespace("a", ipam, "192.0.2.9");
     await().atMost(WAIT).until(() -> List.of("192.0.2.9").equals(cluster.netNamespaceIps("a")));
     String a = cluster.n("a");
-    try (WriteRefusal refusal = new WriteRefusal(client, cluster.n("refuse-netns"), "network.openshift.io",
-        "netnamespaces", a, c -> c.resources(NetNamespace.class).withName(a)
-            .edit(x -> { x.getMetadata().setLabels(Map.of("probe", String.valueOf(System.nanoTime()))); return x; }))) {
+    try (WriteRefusal refusal = WriteRefusal.start(client, cluster.n("refuse-netns"), "network.openshift.io",
+        "netnamespaces", List.of(a), a, n -> client.resources(NetNamespace.class).withName(a)
+            .edit(x -> { x.getMetadata().setLabels(Map.of("probe", String.valueOf(n))); return x; }))) {
       cluster.annotate("a", EgressAnnotations.EGRESSIPS, "192.0.2.10");
       await().atMost(WAIT).until(() -> Ledgers.holder(client, Ip.parse("192.0.2.10")).isPresent());
       cluster.namespace("b", ipam, "192.0.2.9"); // asks for the address a still shows

@@ -1,6 +1,4 @@
-package org.ipamoperators.cli;
-
-import static org.awaitility.Awaitility.await;
+package org.ipamoperators.testsupport.kube;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.IntConsumer;
 import java.util.stream.Collectors;
 
@@ -20,7 +19,7 @@ import java.util.stream.Collectors;
  * write to a probe object of the same resource is refused, and {@link #close} only once one is accepted again; the
  * window in between is the one a test counts.
  */
-final class WriteRefusal implements AutoCloseable {
+public final class WriteRefusal implements AutoCloseable {
   private static final ResourceDefinitionContext POLICY = new ResourceDefinitionContext.Builder()
       .withGroup("admissionregistration.k8s.io").withVersion("v1").withKind("ValidatingAdmissionPolicy")
       .withPlural("validatingadmissionpolicies").withNamespaced(false).build();
@@ -46,7 +45,7 @@ final class WriteRefusal implements AutoCloseable {
    * {@code services/status}); {@code probe} makes a real change to the probe object (its argument differs each
    * time). Returns once a probe write is refused.
    */
-  static WriteRefusal start(KubernetesClient client, String name, String apiGroup, String resource,
+  public static WriteRefusal start(KubernetesClient client, String name, String apiGroup, String resource,
       List<String> names, String probeName, IntConsumer probe) {
     String list = java.util.stream.Stream.concat(names.stream(), java.util.stream.Stream.of(probeName))
         .map(n -> "'" + n + "'").collect(Collectors.joining(", "));
@@ -82,18 +81,18 @@ final class WriteRefusal implements AutoCloseable {
     client.genericKubernetesResources(BINDING).resource(serialization.unmarshal(binding,
         GenericKubernetesResource.class)).create();
     WriteRefusal r = new WriteRefusal(client, name, probe);
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> !r.probeAccepted());
+    until(() -> !r.probeAccepted(), "a probe write refused by " + name);
     r.effective = Instant.now();
     return r;
   }
 
   /** When the refusal was seen to take effect. */
-  Instant effective() {
+  public Instant effective() {
     return effective;
   }
 
   /** How long writes were refused (effective to lifted), once lifted. */
-  Duration window() {
+  public Duration window() {
     return Duration.between(effective, lifted == null ? Instant.now() : lifted);
   }
 
@@ -117,7 +116,23 @@ final class WriteRefusal implements AutoCloseable {
     }
     client.genericKubernetesResources(BINDING).withName(name).delete();
     client.genericKubernetesResources(POLICY).withName(name).delete();
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(this::probeAccepted);
+    until(this::probeAccepted, "a probe write accepted after lifting " + name);
     lifted = Instant.now();
+  }
+
+  /** Polls every 100 ms for at most 30 s (the policy's propagation takes a second or two). */
+  private static void until(BooleanSupplier done, String what) {
+    long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > end) {
+        throw new IllegalStateException("not seen within 30 s: " + what);
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted waiting for " + what, e);
+      }
+    }
   }
 }
