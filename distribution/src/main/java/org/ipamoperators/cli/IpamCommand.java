@@ -4,7 +4,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code ipam} command: the suite's entry point. */
-@Command(name = "ipam", mixinStandardHelpOptions = true, version = "ipam 0.1.0",
+@Command(name = "ipam", mixinStandardHelpOptions = true, versionProvider = IpamVersion.class,
     description = "IP address management for Kubernetes and OpenShift clusters.",
     subcommands = {PlanCommand.class, DemoCommand.class, OperatorCommand.class, AuditCommand.class,
         KeepalivedReloaderCommand.class,
