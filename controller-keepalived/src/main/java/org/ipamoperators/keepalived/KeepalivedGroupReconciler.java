@@ -49,6 +49,7 @@ import org.ipamoperators.controller.common.ids.IdSpace;
 import org.ipamoperators.controller.common.kube.Conditions;
 import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.kube.LabelSelectors;
+import org.ipamoperators.controller.common.kube.RetryBackoff;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
@@ -64,6 +65,7 @@ import org.ipamoperators.keepalived.config.Problem;
 import org.ipamoperators.keepalived.config.RenderedConfig;
 import org.ipamoperators.keepalived.config.ServiceRef;
 import org.ipamoperators.keepalived.config.ServiceVips;
+import org.ipamoperators.keepalived.config.VipHandover;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +92,9 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
   private final MetricsPorts metricsPorts;
   private final EventRecorder events;
   private final KeepalivedMetrics metrics;
+  private final RenderedElsewhere rendered = new RenderedElsewhere();
+  /** Groups waiting for a refused write or for a VIP another group still renders: 2 s doubling to 30 s. */
+  private final RetryBackoff retries = new RetryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
 
   private InformerEventSource<Service, KeepalivedGroup> services;
   private InformerEventSource<Node, KeepalivedGroup> nodes;
@@ -140,7 +145,12 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     // Owned objects: an edit or deletion by hand is repaired at once.
     configMaps = new InformerEventSource<>(InformerEventSourceConfiguration.from(ConfigMap.class, KeepalivedGroup.class)
         .withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
-        .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(KeepalivedGroup.class)).build(), context);
+        .withSecondaryToPrimaryMapper(cm -> {
+          // Its group, and the groups with Services not (fully) announced: they may wait for a VIP this one let go.
+          Set<ResourceID> ids = new HashSet<>(Mappers.fromOwnerReferences(KeepalivedGroup.class).toPrimaryResourceIDs(cm));
+          ids.addAll(groups(context, g -> "True".equals(condition(g, COND_SERVICE_PROBLEMS))));
+          return ids;
+        }).build(), context);
     InformerEventSource<DaemonSet, KeepalivedGroup> daemonSets = new InformerEventSource<>(
         InformerEventSourceConfiguration.from(DaemonSet.class, KeepalivedGroup.class)
             .withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
@@ -280,6 +290,7 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
       keys.add(sk);
     }
 
+    List<VipHandover.Deferred> deferred = handOver(group, vips, attached, troubled);
     InstancePlan plan = InstancePlanner.plan(groupSettings, vips, groupNodes);
     ClaimOwner owner = RouterIds.owner(group.getMetadata().getNamespace(), group.getMetadata().getName(),
         group.getMetadata().getUid());
@@ -334,9 +345,12 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
       if (e.getCode() != 422 && e.getCode() != 403 && e.getCode() != 413) {
         throw e; // transient: retried
       }
-      // Refused for good (too large a ConfigMap, an invalid field, no permission): say so, retry later.
+      // Refused (too large a ConfigMap, an invalid field, no permission, an admission policy): say so, and try
+      // again with back-off until it goes through; a VIP that left this group stays rendered here meanwhile.
+      Duration retry = retries.next(group.getMetadata().getUid());
       return keepRunningConfig(group, conditions, generation, "ApplyFailed", "the API server refused an object of"
-          + " the group (" + e.getCode() + "): " + e.getMessage()).rescheduleAfter(RETRY_EXHAUSTED);
+          + " the group (" + e.getCode() + "): " + e.getMessage() + "; retrying in " + retry.toSeconds() + " s")
+          .rescheduleAfter(retry);
     }
 
     long vipCount = assembly.model().instances().stream().mapToLong(i -> i.vips().size()).sum();
@@ -364,6 +378,10 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
         ids.exhausted().size(), assembly.model().instances().size(), vipCount, attached.size(), troubled.size(),
         groupNodes.size());
     UpdateControl<KeepalivedGroup> control = patchIfChanged(group, status);
+    if (!deferred.isEmpty()) {
+      return control.rescheduleAfter(retries.next(group.getMetadata().getUid()));
+    }
+    retries.reset(group.getMetadata().getUid());
     if (ids.retiring()) {
       // Back when the retired ids may be released (and taken by the instances waiting, if any).
       Duration again = settings.routerIdGrace().plusSeconds(1);
@@ -371,6 +389,26 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
           : (again.compareTo(RETRY_EXHAUSTED) < 0 ? again : RETRY_EXHAUSTED));
     }
     return ids.exhausted().isEmpty() ? control : control.rescheduleAfter(RETRY_EXHAUSTED);
+  }
+
+  /**
+   * Leaves out of {@code vips} every VIP another group's configuration still renders ({@link VipHandover}); each
+   * waits with a Warning Event on its Service, which counts as not fully announced. Returns what waits.
+   */
+  private List<VipHandover.Deferred> handOver(KeepalivedGroup group, List<ServiceVips> vips,
+      Map<ServiceRef, Service> attached, Set<String> troubled) {
+    RenderedElsewhere.View view = rendered.view(configMaps.list(cm -> true).toList(),
+        group.getMetadata().getNamespace(), group.getMetadata().getName());
+    VipHandover.Decision d = VipHandover.decide(vips, view.elsewhere(), view.here(), view.renderedHere());
+    vips.clear();
+    vips.addAll(d.vips());
+    for (VipHandover.Deferred w : d.deferred()) {
+      events.warning(attached.get(w.service()), "VIPHeldByAnotherGroup", w.vip() + " is still announced by"
+          + " KeepalivedGroup " + w.heldBy() + ": it is announced here once that group's configuration no longer"
+          + " carries it");
+      troubled.add(w.service().key());
+    }
+    return d.deferred();
   }
 
   /** Leaves ConfigMap, DaemonSet and router ids as they are; reports why on the group. */

@@ -44,11 +44,20 @@ class RandomGroupsTest {
         }
       }
       KeepalivedGroupModel model = plan.withRouterIds(ids).model();
+      Map<String, String> configs = new TreeMap<>();
+      Set<org.ipamoperators.core.address.Ip> expected = new java.util.TreeSet<>();
       for (KeepalivedNode node : nodes) {
-        String text = RenderedConfigs.render(getClass(), "group" + group, model, node.name()).text();
+        RenderedConfig rendered = RenderedConfigs.render(getClass(), "group" + group, model, node.name());
+        String text = rendered.text();
         assertThat(KeepalivedConfigRenderer.render(model, node.name()).text()).isEqualTo(text);
         assertWellFormed(text);
+        configs.put(node.name(), text);
+        Set<String> leftOut = new HashSet<>();
+        rendered.notices().stream().filter(n -> n.message().startsWith("left out")).forEach(n -> leftOut.add(n.subject()));
+        model.instances().stream().filter(i -> !leftOut.contains(i.name())).forEach(i -> expected.addAll(i.vips()));
       }
+      assertThat(VipHandover.rendered(configs)).as("the VIPs read back from group %d's configurations", group)
+          .isEqualTo(expected);
     }
   }
 
