@@ -101,6 +101,7 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
   private PerResourcePollingEventSource<Secret, KeepalivedGroup, String> secrets;
   private InformerEventSource<Namespace, KeepalivedGroup> namespaces;
   private InformerEventSource<ConfigMap, KeepalivedGroup> configMaps;
+  private io.javaoperatorsdk.operator.api.reconciler.IndexedResourceCache<KeepalivedGroup> groupCache;
 
   public KeepalivedGroupReconciler(KubernetesClient client, KeepalivedSettings settings,
       io.micrometer.core.instrument.MeterRegistry registry) {
@@ -117,6 +118,7 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
   public List<EventSource<?, KeepalivedGroup>> prepareEventSources(EventSourceContext<KeepalivedGroup> context) {
     // A Service event concerns the group its annotation names and every group that announced it before (the
     // annotation may have changed or gone).
+    groupCache = context.getPrimaryCache();
     services = new InformerEventSource<>(InformerEventSourceConfiguration.from(Service.class, KeepalivedGroup.class)
         .withSecondaryToPrimaryMapper(s -> groupsOf(s, context)).build(), context);
     nodes = new InformerEventSource<>(InformerEventSourceConfiguration.from(Node.class, KeepalivedGroup.class)
@@ -397,7 +399,10 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
    */
   private List<VipHandover.Deferred> handOver(KeepalivedGroup group, List<ServiceVips> vips,
       Map<ServiceRef, Service> attached, Set<String> troubled) {
-    RenderedElsewhere.View view = rendered.view(configMaps.list(cm -> true).toList(),
+    // The configuration of a group that is gone counts no more (its pods go with it; its ConfigMap may linger
+    // until the garbage collector removes it).
+    RenderedElsewhere.View view = rendered.view(configMaps.list(cm -> groupCache.get(
+        new ResourceID(cm.getMetadata().getName(), cm.getMetadata().getNamespace())).isPresent()).toList(),
         group.getMetadata().getNamespace(), group.getMetadata().getName());
     VipHandover.Decision d = VipHandover.decide(vips, view.elsewhere(), view.here(), view.renderedHere());
     vips.clear();
