@@ -27,6 +27,7 @@ import org.ipamoperators.core.spi.NodeAttachment;
 import org.ipamoperators.core.spi.NodeNetwork;
 import org.ipamoperators.core.spi.NodeNetworkException;
 import org.ipamoperators.core.spi.NodeRef;
+import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.egressip.cloud.NodeNetworks;
 import org.ipamoperators.egressip.network.NetworkDetector;
@@ -71,6 +72,17 @@ final class EgressCleanup {
     this.egressNetwork = egressNetwork;
     this.backoff = backoff;
     this.forget = forget;
+  }
+
+  /** The old operator's finalizer, which nothing removes any more: dropped once, so the IPAM stays deletable. */
+  void dropLegacyFinalizer(EgressIPAM ipam) {
+    if (ipam.getMetadata().getFinalizers() != null
+        && ipam.getMetadata().getFinalizers().contains(EgressAnnotations.LEGACY_FINALIZER)) {
+      client.resources(EgressIPAM.class).withName(ipam.getMetadata().getName()).edit(x -> {
+        x.getMetadata().getFinalizers().remove(EgressAnnotations.LEGACY_FINALIZER);
+        return x;
+      });
+    }
   }
 
   /**

@@ -84,10 +84,8 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   static final String LABEL_PUBLISHED = EgressFacts.LABEL_PUBLISHED;
   static final String LABEL_ORIGIN = "ipam.ipamoperators.org/origin";
   private static final Logger LOG = LoggerFactory.getLogger(EgressIPAMReconciler.class);
-  private static final Duration CLOUD_RETRY = Duration.ofSeconds(10);
   // A refused IPAM looks again this often: the older IPAM's deletion or edit starts no pass of this one.
   private static final Duration OVERLAP_RECHECK = Duration.ofSeconds(15);
-  private static final Duration RELEASED_RECHECK = Duration.ofSeconds(1);
 
   private final KubernetesClient client;
   private final ClusterLedger ledger;
@@ -103,6 +101,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
   private final EgressNetwork egressNetwork;
   private final EgressCleanup deletion;
   private final RetryBackoff backoff = new RetryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
+  private final NextPass nextPass = new NextPass(backoff);
   private volatile EgressSettings settings;
   // When each node last counted as failed, per IPAM: a timing hint, not allocation state (lost on
   // restart, which at worst lets a flapping node take addresses once more).
@@ -206,7 +205,7 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
 
   private UpdateControl<EgressIPAM> pass(EgressIPAM ipam, Context<EgressIPAM> context) {
     String name = ipam.getMetadata().getName();
-    dropLegacyFinalizer(ipam);
+    deletion.dropLegacyFinalizer(ipam);
     // Only IPAMs that can serve take part: an invalid one is told so (InvalidSpec), one being deleted blocks nobody.
     Optional<PoolOverlaps.Refusal> overlap = PoolOverlaps.decide(context.getPrimaryCache().list()
         .filter(i -> i.getMetadata().getDeletionTimestamp() == null && EgressPlanner.validate(i.getSpec()).isEmpty())
@@ -422,46 +421,11 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     }
     EgressIPAM patch = EgressStatus.status(ipam, network, seen.platform(), plan, ok, reason, message, failures,
         decision.capacityProblems());
-    Duration next = next(name, decision, applied);
+    Duration next = nextPass.after(name, decision, applied.released(),
+        applied.claimRetry() || !applied.writeFailures().isEmpty(), applied.cloudRetry());
     LOG.debug("IPAM {}: served {}, released {}, kept {}, failures {}, next {}", name, plan.served().keySet(),
         applied.released().now(), applied.released().kept().keySet(), failures, next);
     return EgressStatus.patchIfChanged(ipam, patch, next);
-  }
-
-  /** When to look again: soon with back-off after a refused write, a little later after a cloud hiccup. */
-  private Duration next(String name, EgressDecision decision, Applied applied) {
-    EgressWrites.Release released = applied.released();
-    boolean heldOnNetwork = released.kept().values().stream()
-        .anyMatch(s -> s.surface() != EgressWrites.Surface.INTERFACE);
-    boolean heldOnInterface = released.kept().values().stream()
-        .anyMatch(s -> s.surface() == EgressWrites.Surface.INTERFACE);
-    if (applied.claimRetry() || !applied.writeFailures().isEmpty() || heldOnNetwork) {
-      return backoff.next(name); // a refused write: again, later each time, until it goes through
-    }
-    backoff.reset(name);
-    Duration next = decision.nextReview();
-    boolean waiting = decision.plan().problems().stream()
-        .anyMatch(p -> p.reason() == NamespaceProblem.Reason.CIDR_EXHAUSTED);
-    if (waiting && !released.now().isEmpty()) {
-      // Addresses came free for namespaces waiting on them: the next pass hands them out, without waiting for
-      // the ledger's own events to come back.
-      return RELEASED_RECHECK;
-    }
-    if ((applied.cloudRetry() || !decision.deferred().isEmpty() || heldOnInterface)
-        && (next == null || next.compareTo(CLOUD_RETRY) > 0)) {
-      next = CLOUD_RETRY; // throttled or 5xx after the SDK's own retries: again a little later
-    }
-    return next;
-  }
-
-  private void dropLegacyFinalizer(EgressIPAM ipam) {
-    if (ipam.getMetadata().getFinalizers() != null
-        && ipam.getMetadata().getFinalizers().contains(EgressAnnotations.LEGACY_FINALIZER)) {
-      client.resources(EgressIPAM.class).withName(ipam.getMetadata().getName()).edit(x -> {
-        x.getMetadata().getFinalizers().remove(EgressAnnotations.LEGACY_FINALIZER);
-        return x;
-      });
-    }
   }
 
   /** IPAM deletion: see {@link EgressCleanup}. */

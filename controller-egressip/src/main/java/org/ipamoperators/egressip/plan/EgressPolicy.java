@@ -79,9 +79,36 @@ public final class EgressPolicy {
   public static EgressDecision decide(EgressInputs in, Map<String, Instant> failedBefore, Instant now,
       EgressPlanner.Memory previous, Orphans.Watch orphansBefore) {
     EgressIPAMSpec spec = in.spec() == null ? MISSING : in.spec(); // the planner reports a missing spec
-    String pool = pool(in.ipam());
     Map<String, EgressPlanner.Settled> settledBefore = previous == null || in.spec() == null
         || !in.spec().equals(previous.spec()) ? Map.of() : previous.settled();
+    Claims claims = claims(in, pool(in.ipam()), settledBefore);
+    Health health = health(in, spec, failedBefore, now);
+    List<IpRange> ourRanges = parsableCidrs(spec);
+    Nodes nodes = nodes(in, spec, health.verdicts(), claims, ourRanges);
+    List<IpRange> blind = inUse(in, spec, claims, nodes);
+
+    EgressPlanner.Result result = EgressPlanner.plan(previous, in.spec(), in.namespaces(), claims.states(),
+        nodes.infos(), PlacementOptions.DEFAULT);
+    EgressPlan plan = result.plan();
+    Orphans.Result orphans = orphans(in, plan, ourRanges, nodes.described(), orphansBefore, now);
+    Duration review = nextReview(health.verdicts(), now);
+    if (orphans.review() != null && (review == null || orphans.review().compareTo(review) < 0)) {
+      review = orphans.review();
+    }
+    return new EgressDecision(plan, health.verdicts(), health.history(), nodes.infos(), nodes.attached(),
+        nodes.attachmentsUnknown(), deferred(plan, blind), nodes.platformProblems(), nodes.capacityProblems(), review,
+        result.memory(), result.reused(), result.placementReused(), orphans);
+  }
+
+  /** The ledger as the planner sees it: ours, other IPAMs' and other owners' claims. */
+  private record Claims(Set<Ip> ours, Set<Ip> otherIpams, List<ClaimState> states) {}
+
+  /**
+   * Claims: ours (published from the claim's label or the namespace's record), others', and the
+   * addresses of IPAMs named before this one, which use the capacity of the nodes that carry them
+   * (only those named before, so two IPAMs that place on one node at once settle in one round).
+   */
+  private static Claims claims(EgressInputs in, String pool, Map<String, EgressPlanner.Settled> settledBefore) {
     Map<String, Collection<Ip>> publishedIn = new HashMap<>();
     for (NamespaceState ns : in.namespaces()) {
       if (ns.published() != null) {
@@ -91,38 +118,44 @@ public final class EgressPolicy {
             ? s.addresses() : parseAll(ns.published()));
       }
     }
-    // Claims: ours (published from the claim's label or the namespace's record), others', and the
-    // addresses of IPAMs named before this one, which use the capacity of the nodes that carry them
-    // (only those named before, so two IPAMs that place on one node at once settle in one round).
     Set<Ip> ours = new HashSet<>();
     Set<Ip> otherIpams = new HashSet<>();
-    List<ClaimState> claimStates = new ArrayList<>(in.claims().size());
+    List<ClaimState> states = new ArrayList<>(in.claims().size());
     for (ClaimFact c : in.claims()) {
       if (pool.equals(c.pool())) {
         ours.add(c.address());
         boolean published = c.publishedLabel()
             || publishedIn.getOrDefault(c.ownerName(), List.of()).contains(c.address());
-        claimStates.add(new ClaimState(c.address(), c.ownerName(), null, published, c.created()));
+        states.add(new ClaimState(c.address(), c.ownerName(), null, published, c.created()));
       } else {
-        claimStates.add(new ClaimState(c.address(), null, c.ownerDescription(), false, c.created()));
+        states.add(new ClaimState(c.address(), null, c.ownerDescription(), false, c.created()));
         if (c.pool() != null && c.pool().startsWith(POOL_PREFIX) && c.pool().compareTo(pool) < 0) {
           otherIpams.add(c.address());
         }
       }
     }
+    return new Claims(ours, otherIpams, states);
+  }
 
-    // Readiness: the Ready condition only tells a node's latest transition; the failure before a
-    // recovery is remembered here, so a flapping node's addresses move at most once per window.
+  /** Each node's verdict, and the failures to remember for the next pass. */
+  private record Health(Map<String, NodeVerdict> verdicts, Map<String, Instant> history) {}
+
+  /**
+   * Readiness: the Ready condition only tells a node's latest transition; the failure before a
+   * recovery is remembered, so a flapping node's addresses move at most once per window.
+   */
+  private static Health health(EgressInputs in, EgressIPAMSpec spec, Map<String, Instant> failedBefore,
+      Instant now) {
     Duration grace = Duration.ofSeconds(spec.failoverGraceSeconds() == null ? 10 : spec.failoverGraceSeconds());
-    List<HealthObservation> health = new ArrayList<>();
+    List<HealthObservation> observations = new ArrayList<>();
     for (NodeFacts n : in.nodes()) {
       Instant failedAt = failedBefore.get(n.name());
       if (failedAt != null) {
-        health.add(new HealthObservation(n.name(), failedAt.minus(grace), false));
+        observations.add(new HealthObservation(n.name(), failedAt.minus(grace), false));
       }
-      health.add(n.readiness());
+      observations.add(n.readiness());
     }
-    Map<String, NodeVerdict> verdicts = new FailoverPolicy(grace, RECOVERY_WINDOW).evaluate(health, now);
+    Map<String, NodeVerdict> verdicts = new FailoverPolicy(grace, RECOVERY_WINDOW).evaluate(observations, now);
     Map<String, Instant> history = new HashMap<>(failedBefore);
     Set<String> registering = new HashSet<>();
     in.nodes().stream().filter(n -> !n.readiness().ready() && Instant.EPOCH.equals(n.readiness().at()))
@@ -139,106 +172,117 @@ public final class EgressPolicy {
       }
     });
     history.keySet().retainAll(verdicts.keySet());
+    return new Health(verdicts, history);
+  }
 
-    List<IpRange> ourRanges = parsableCidrs(spec);
-    List<NodeInfo> nodeInfos = new ArrayList<>();
-    List<String> platformProblems = new ArrayList<>();
-    Map<String, String> capacityProblems = new TreeMap<>();
-    Set<Ip> attached = new HashSet<>();
-    boolean attachmentsUnknown = false;
-    Set<Ip> onInterfaces = new HashSet<>();
-    List<Orphans.Described> described = new ArrayList<>();
-    EgressInputs.PlatformNetwork platform = in.platform();
+  /** The nodes as the planner sees them, and what the platform said of them. */
+  private record Nodes(List<NodeInfo> infos, List<String> platformProblems, Map<String, String> capacityProblems,
+      Set<Ip> attached, boolean attachmentsUnknown, Set<Ip> onInterfaces, List<Orphans.Described> described) {}
+
+  private static Nodes nodes(EgressInputs in, EgressIPAMSpec spec, Map<String, NodeVerdict> verdicts, Claims claims,
+      List<IpRange> ourRanges) {
+    Nodes out = new Nodes(new ArrayList<>(), new ArrayList<>(), new TreeMap<>(), new HashSet<>(), false,
+        new HashSet<>(), new ArrayList<>());
+    boolean unknown = false;
     for (NodeFacts n : in.nodes()) {
-      boolean selected = LabelSelectors.matches(spec.nodeSelector(), n.labels());
-      NodeVerdict verdict = verdicts.get(n.name());
-      boolean eligible = !verdict.failed();
-      int capacity = capacity(n, spec, capacityProblems);
-      Set<Ip> hosted = n.sdnHosting();
-      Set<Ip> onNode = hosted; // every egress address the node carries, whichever IPAM placed it
-      if (platform.attaches()) {
-        // On a cloud the interface is the truth of what a node hosts: our claimed addresses on it.
-        hosted = Set.of();
-        NodeFacts.CloudView cloud = n.cloud();
-        if (cloud != null && cloud.problem() != null) {
-          // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
-          eligible = false;
-          attachmentsUnknown |= cloud.unknown();
-          if (selected) {
-            platformProblems.add(cloud.problem());
-          }
-        } else if (cloud != null) {
-          if (platform.reportsCapacity()) {
-            capacity = Math.min(capacity, cloud.capacity());
-          }
-          hosted = cloud.secondaries().stream().filter(ours::contains)
-              .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).collect(Collectors.toSet());
-          attached.addAll(hosted);
-          onInterfaces.addAll(cloud.secondaries());
-          onNode = cloud.secondaries();
-          Set<Ip> marked = new HashSet<>(cloud.marked());
-          marked.retainAll(cloud.secondaries());
-          described.add(new Orphans.Described(n.name(), marked));
-        }
-      }
-      // A node's capacity is shared by every EgressIPAM that selects it.
-      long othersHere = onNode.stream().filter(otherIpams::contains).count();
-      if (capacity != NodeState.UNLIMITED) {
-        capacity = (int) Math.max(0, capacity - othersHere);
-      }
-      if (verdict.condition() == NodeCondition.SUSPECT) {
-        // Not ready, within the grace period: it keeps what it hosts and takes nothing new.
-        long held = hosted.stream().filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).count();
-        capacity = (int) Math.min(capacity, held);
-      }
-      nodeInfos.add(new NodeInfo(n.name(), n.labels().get(spec.topologyLabel()), selected, eligible, capacity,
-          n.ownAddresses(), hosted));
+      unknown |= node(n, in.platform(), spec, verdicts.get(n.name()), claims, ourRanges, out);
     }
+    return new Nodes(out.infos(), out.platformProblems(), out.capacityProblems(), out.attached(), unknown,
+        out.onInterfaces(), out.described());
+  }
 
-    // What the platform sees in use in each CIDR is taken; a CIDR it could not read is blind.
+  /** Adds one node to {@code out}; true when the platform could not tell what is attached to it. */
+  private static boolean node(NodeFacts n, EgressInputs.PlatformNetwork platform, EgressIPAMSpec spec,
+      NodeVerdict verdict, Claims claims, List<IpRange> ourRanges, Nodes out) {
+    boolean selected = LabelSelectors.matches(spec.nodeSelector(), n.labels());
+    boolean eligible = !verdict.failed();
+    boolean unknown = false;
+    int capacity = capacity(n, spec, out.capacityProblems());
+    Set<Ip> hosted = n.sdnHosting();
+    Set<Ip> onNode = hosted; // every egress address the node carries, whichever IPAM placed it
+    if (platform.attaches()) {
+      // On a cloud the interface is the truth of what a node hosts: our claimed addresses on it.
+      hosted = Set.of();
+      NodeFacts.CloudView cloud = n.cloud();
+      if (cloud != null && cloud.problem() != null) {
+        // A node the platform cannot describe hosts nothing new; its addresses move elsewhere.
+        eligible = false;
+        unknown = cloud.unknown();
+        if (selected) {
+          out.platformProblems().add(cloud.problem());
+        }
+      } else if (cloud != null) {
+        if (platform.reportsCapacity()) {
+          capacity = Math.min(capacity, cloud.capacity());
+        }
+        hosted = cloud.secondaries().stream().filter(claims.ours()::contains)
+            .filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).collect(Collectors.toSet());
+        out.attached().addAll(hosted);
+        out.onInterfaces().addAll(cloud.secondaries());
+        onNode = cloud.secondaries();
+        Set<Ip> marked = new HashSet<>(cloud.marked());
+        marked.retainAll(cloud.secondaries());
+        out.described().add(new Orphans.Described(n.name(), marked));
+      }
+    }
+    // A node's capacity is shared by every EgressIPAM that selects it.
+    long othersHere = onNode.stream().filter(claims.otherIpams()::contains).count();
+    if (capacity != NodeState.UNLIMITED) {
+      capacity = (int) Math.max(0, capacity - othersHere);
+    }
+    if (verdict.condition() == NodeCondition.SUSPECT) {
+      // Not ready, within the grace period: it keeps what it hosts and takes nothing new.
+      long held = hosted.stream().filter(ip -> ourRanges.stream().anyMatch(r -> r.contains(ip))).count();
+      capacity = (int) Math.min(capacity, held);
+    }
+    out.infos().add(new NodeInfo(n.name(), n.labels().get(spec.topologyLabel()), selected, eligible, capacity,
+        n.ownAddresses(), hosted));
+    return unknown;
+  }
+
+  /**
+   * What the platform sees in use in each CIDR is taken (added to the claims); returns the CIDRs it
+   * could not read (blind: nothing new is claimed there), reported in the nodes' platform problems.
+   */
+  private static List<IpRange> inUse(EgressInputs in, EgressIPAMSpec spec, Claims claims, Nodes nodes) {
     List<IpRange> blind = new ArrayList<>();
-    if (platform.seesForeignAddresses()) {
-      Set<Ip> annotated = new HashSet<>();
-      in.namespaces().forEach(w -> annotated.addAll(parseAll(w.egressIps())));
-      for (CIDRAssignment c : spec.cidrs()) {
-        EgressInputs.InUse u = in.inUse().get(c.cidr());
-        if (u == null) {
-          continue; // an unparsable CIDR: the spec check reports it
+    if (!in.platform().seesForeignAddresses()) {
+      return blind;
+    }
+    Set<Ip> annotated = new HashSet<>();
+    in.namespaces().forEach(w -> annotated.addAll(parseAll(w.egressIps())));
+    for (CIDRAssignment c : spec.cidrs()) {
+      EgressInputs.InUse u = in.inUse().get(c.cidr());
+      if (u == null) {
+        continue; // an unparsable CIDR: the spec check reports it
+      }
+      if (u.problem() != null) {
+        nodes.platformProblems().add(u.problem());
+        blind.add(IpRange.parse(c.cidr()));
+        continue;
+      }
+      for (Ip ip : u.addresses()) {
+        if (claims.ours().contains(ip)) {
+          continue; // attached by us: in use, and ours
         }
-        if (u.problem() != null) {
-          platformProblems.add(u.problem());
-          blind.add(IpRange.parse(c.cidr()));
-          continue;
+        if (nodes.onInterfaces().contains(ip) && annotated.contains(ip)) {
+          continue; // on a node and named by one of our namespaces: the old operator's, taken over
         }
-        for (Ip ip : u.addresses()) {
-          if (ours.contains(ip)) {
-            continue; // attached by us: in use, and ours
-          }
-          if (onInterfaces.contains(ip) && annotated.contains(ip)) {
-            continue; // on a node and named by one of our namespaces: the old operator's, taken over
-          }
-          claimStates.add(new ClaimState(ip, null, "the platform (in use in subnet " + c.cidr() + ")", false, null));
-        }
+        claims.states().add(new ClaimState(ip, null, "the platform (in use in subnet " + c.cidr() + ")", false, null));
       }
     }
+    return blind;
+  }
 
-    EgressPlanner.Result result = EgressPlanner.plan(previous, in.spec(), in.namespaces(), claimStates, nodeInfos,
-        PlacementOptions.DEFAULT);
-    EgressPlan plan = result.plan();
-    // An address is only new once the platform said what is in use: wait, never guess.
+  /** An address is only new once the platform said what is in use: a namespace to claim in a blind CIDR waits. */
+  private static Map<String, IpRange> deferred(EgressPlan plan, List<IpRange> blind) {
     Map<String, IpRange> deferred = new TreeMap<>();
     for (String ns : plan.served().keySet()) {
       List<Ip> toClaim = plan.toClaim().getOrDefault(ns, List.of());
       Optional<IpRange> unknown = blind.stream().filter(r -> toClaim.stream().anyMatch(r::contains)).findFirst();
       unknown.ifPresent(r -> deferred.put(ns, r));
     }
-    Orphans.Result orphans = orphans(in, plan, ourRanges, described, orphansBefore, now);
-    Duration review = nextReview(verdicts, now);
-    if (orphans.review() != null && (review == null || orphans.review().compareTo(review) < 0)) {
-      review = orphans.review();
-    }
-    return new EgressDecision(plan, verdicts, history, nodeInfos, attached, attachmentsUnknown, deferred, platformProblems,
-        capacityProblems, review, result.memory(), result.reused(), result.placementReused(), orphans);
+    return deferred;
   }
 
   /**
