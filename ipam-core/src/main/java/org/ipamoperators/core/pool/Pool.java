@@ -217,7 +217,7 @@ public final class Pool {
    * How many addresses of a family {@link #protocolReserved} takes out (those the user reserved too included).
    *
    * @param family the family
-   * @return the count; zero for a range clear of the special blocks
+   * @return the count; zero for IPv4 ranges clear of {@link SpecialAddresses}
    */
   public BigInteger protocolReservedCount(IpFamily family) {
     BigInteger total = BigInteger.ZERO;

@@ -1,5 +1,6 @@
 package org.ipamoperators.core.pool;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import org.ipamoperators.core.address.Ip;
@@ -63,8 +64,7 @@ public record ProtocolReserved(IpRange range, String reason) {
    * @return true when every address of the range is cut
    */
   static boolean coverAll(IpRange r, List<ProtocolReserved> cuts) {
-    return cuts.stream().map(c -> c.range().size()).reduce(java.math.BigInteger.ZERO, java.math.BigInteger::add)
-        .equals(r.size());
+    return cuts.stream().map(c -> c.range().size()).reduce(BigInteger.ZERO, BigInteger::add).equals(r.size());
   }
 
   /** Adds what of {@code from}-{@code to} lies in the range and is not cut yet. */
