@@ -13,6 +13,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.core.pool.SpecialAddresses;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.config.ServiceRef;
 import org.ipamoperators.keepalived.config.ServiceVips;
@@ -20,7 +21,8 @@ import org.ipamoperators.keepalived.config.Verbatim;
 
 /**
  * A Service pointing to a group, as the planner needs it, and what was wrong with its annotations or addresses
- * (each a Warning Event on the Service; the rest of it is still used).
+ * (each a Warning Event on the Service; the rest of it is still used). An address of {@link SpecialAddresses}
+ * is a problem and is left out.
  */
 record AttachedService(Service service, ServiceVips vips, List<String> problems) {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -74,10 +76,19 @@ record AttachedService(Service service, ServiceVips vips, List<String> problems)
       texts.addAll(s.getSpec().getExternalIPs());
     }
     for (String text : texts) {
+      Ip ip;
       try {
-        vips.add(Ip.parse(text.trim()));
+        ip = Ip.parse(text.trim());
       } catch (RuntimeException e) {
         problems.add(quoted(text) + " is not an IP address: not announced");
+        continue;
+      }
+      // Loopback, link-local (the metadata address), multicast...: whoever wrote it, never announced by VRRP.
+      Optional<String> special = SpecialAddresses.whyNeverAnnounced(ip);
+      if (special.isPresent()) {
+        problems.add(special.get() + ": never announced");
+      } else {
+        vips.add(ip);
       }
     }
     TreeMap<String, String> verbatim = new TreeMap<>();

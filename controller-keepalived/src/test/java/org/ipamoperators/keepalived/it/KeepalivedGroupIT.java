@@ -242,6 +242,32 @@ class KeepalivedGroupIT {
   }
 
   @Test
+  void loopbackMetadataAndOtherSpecialAddressesAreNeverAnnounced() {
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    // Another load-balancer class (or anyone who may write services/status) put these in the status.
+    cluster.loadBalancer("sneaky", "g1", List.of("127.0.0.1", "169.254.169.254", "192.0.2.50"));
+    cluster.externalIps("reserved", "g1", "240.0.0.9", "192.0.2.51");
+    cluster.externalIps("fine", "g1", "192.0.2.52");
+    awaitEvent("sneaky", "InvalidServiceConfig", "127.0.0.1 is loopback");
+    awaitEvent("sneaky", "InvalidServiceConfig", "169.254.169.254 is the cloud instance metadata address");
+    awaitEvent("reserved", "InvalidServiceConfig", "240.0.0.9 is reserved");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.50", "192.0.2.51", "192.0.2.52")
+          .doesNotContain("127.0.0.1", "169.254.169.254", "240.0.0.9");
+      assertThat(cluster.condition("g1", "ServiceProblems")).isEqualTo("True");
+    });
+    assertThat(cluster.events("fine")).noneSatisfy(e -> assertThat(e.getType()).isEqualTo("Warning"));
+    // Once no Service asks for one, the condition clears.
+    cluster.setIngress("sneaky", List.of("192.0.2.50"));
+    client.services().withName("reserved").delete();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.condition("g1", "ServiceProblems")).isEqualTo("False");
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.50").doesNotContain("192.0.2.51");
+    });
+  }
+
+  @Test
   void groupEditsAreAppliedAndABadEditLeavesTheRunningConfiguration() {
     cluster.node("a", "203.0.113.10");
     cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());

@@ -116,6 +116,33 @@ class IPGroupIT {
   }
 
   @Test
+  void aGroupOfOnlyAddressesNeverPublishedIsRefusedWithAConditionAndAnEvent() {
+    cluster.group("loopback", "127.0.0.0/8", List.of());
+    cluster.groupOf("metadata", List.of("169.254.169.254", "fe80::/10"), null, null);
+    cluster.groupOf("partly", List.of("126.255.255.254-127.0.0.1"), null, null);
+    await().atMost(WAIT).untilAsserted(() -> {
+      Condition ready = condition(cluster.group("loopback"), "Ready");
+      assertThat(ready.getStatus()).isEqualTo("False");
+      assertThat(ready.getReason()).isEqualTo("InvalidSpec");
+      assertThat(ready.getMessage()).contains("127.0.0.0/8").contains("only addresses").contains("loopback");
+      Condition metadata = condition(cluster.group("metadata"), "Ready");
+      assertThat(metadata.getReason()).isEqualTo("InvalidSpec");
+      assertThat(metadata.getMessage()).contains("169.254.169.254").contains("fe80::/10");
+      // a range with some ordinary addresses is valid: it hands out those only
+      IPGroup partly = cluster.group("partly");
+      assertThat(condition(partly, "Ready").getStatus()).isEqualTo("True");
+      assertThat(partly.getStatus().free()).isEqualTo("2");
+    });
+    // a cluster-scoped object's Events are in namespace default
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.client.v1().events().inNamespace("default")
+        .withField("involvedObject.name", "loopback").list().getItems()).anySatisfy(e -> {
+          assertThat(e.getType()).isEqualTo("Warning");
+          assertThat(e.getReason()).isEqualTo("InvalidSpec");
+          assertThat(e.getMessage()).contains("127.0.0.0/8");
+        }));
+  }
+
+  @Test
   void anAddressAnotherControllerHoldsIsReportedAndNeverHandedOut() {
     // An egress IP claimed by controller-egressip inside the group's range, before the group exists.
     new ClusterLedger(cluster.client).claim(Ip.parse("203.0.113.1"), "egressipam/zones",

@@ -16,8 +16,9 @@ import org.ipamoperators.core.address.IpRange;
 /**
  * A validated set of address ranges, IPv4 and IPv6 alike, with reserved addresses taken out. IPv4
  * network and broadcast addresses of CIDRs are never usable, except in /31 and /32 (RFC 3021); nor
- * are the IPv6 anycast addresses of {@link ProtocolReserved}. The usable space is kept as a few
- * sorted ranges per family; nothing here enumerates addresses.
+ * are the addresses of {@link ProtocolReserved}: those of {@link SpecialAddresses} and IPv6 anycast
+ * addresses. A range holding nothing else is refused. The usable space is kept as a few sorted
+ * ranges per family; nothing here enumerates addresses.
  */
 public final class Pool {
   private final String name;
@@ -73,8 +74,6 @@ public final class Pool {
     return problems;
   }
 
-  private static final IpRange IPV4_MAPPED = IpRange.parse("::ffff:0:0/96");
-
   private static Pool build(String name, Collection<String> rangeTexts,
       Collection<String> reservedTexts, List<PoolProblem> problems) {
     List<IpRange> ranges = parseAll(rangeTexts, problems);
@@ -94,10 +93,10 @@ public final class Pool {
       }
     }
     for (IpRange r : ranges) {
-      if (IPV4_MAPPED.contains(r)) {
-        // ::ffff:a.b.c.d is how an IPv6 socket shows an IPv4 peer, never an address to hand out.
-        problems.add(new PoolProblem(r.text(), "range " + r.text() + " is IPv4-mapped IPv6 (::ffff:0:0/96): "
-            + "no interface or route carries it; write the IPv4 addresses as IPv4"));
+      List<ProtocolReserved> cuts = ProtocolReserved.of(r);
+      if (ProtocolReserved.coverAll(r, cuts)) {
+        problems.add(new PoolProblem(r.text(), "range " + r.text() + " holds only addresses that are never handed "
+            + "out: " + String.join("; ", cuts.stream().map(ProtocolReserved::reason).distinct().limit(3).toList())));
       }
       if (r.family() == IpFamily.IPV6 && r.size().bitLength() > 127) {
         problems.add(new PoolProblem(r.text(), "range " + r.text() + " is the whole IPv6 space; "
@@ -206,7 +205,7 @@ public final class Pool {
   }
 
   /**
-   * The IPv6 anycast addresses the pool never hands out, with the reason.
+   * The addresses the pool never hands out whatever it says (special addresses, IPv6 anycast), with the reason.
    *
    * @return the cuts of every range, range by range
    */
@@ -218,7 +217,7 @@ public final class Pool {
    * How many addresses of a family {@link #protocolReserved} takes out (those the user reserved too included).
    *
    * @param family the family
-   * @return the count; zero for IPv4
+   * @return the count; zero for IPv4 ranges clear of {@link SpecialAddresses}
    */
   public BigInteger protocolReservedCount(IpFamily family) {
     BigInteger total = BigInteger.ZERO;

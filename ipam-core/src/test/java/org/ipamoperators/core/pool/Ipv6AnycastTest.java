@@ -49,9 +49,10 @@ class Ipv6AnycastTest {
   @Test
   void aDescendingRandomOrStickyAllocatorNeverReachesThem() {
     Pool p = pool("2001:db8:5::ff00-2001:db8:5::ffff", "2001:db8:6:0:ffff:ffff:ffff:ff00/120");
-    assertThat(p.capacity(IpFamily.IPV6)).isEqualTo(BigInteger.valueOf(256 + 128));
+    // the /120 loses its own Subnet-Router anycast (ff00) and the top 128 (RFC 2526)
+    assertThat(p.capacity(IpFamily.IPV6)).isEqualTo(BigInteger.valueOf(256 + 127));
     Allocator a = Allocator.create(p, AllocatorOptions.of(AllocationStrategy.RANDOM));
-    for (int i = 0; i < 384; i++) {
+    for (int i = 0; i < 383; i++) {
       Ip ip = a.allocate(IpFamily.IPV6).orElseThrow();
       assertThat(p.whyUnusable(ip)).as(ip.toString()).isEmpty();
     }
@@ -59,17 +60,24 @@ class Ipv6AnycastTest {
   }
 
   @Test
-  void slicesAwayFromTheEdgesOfTheirSlash64KeepEveryAddress() {
-    assertThat(pool("2001:db8::100/120").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.valueOf(256));
+  void slicesAwayFromTheEdgesOfTheirSlash64LoseOnlyTheirOwnSubnetRouterAnycast() {
+    assertThat(pool("2001:db8::100/120").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.valueOf(255));
     assertThat(pool("2001:db8::/120").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.valueOf(255));
+    // a start-end range is no subnet: every address of it away from a /64's edges is used
+    assertThat(pool("2001:db8::100-2001:db8::1ff").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.valueOf(256));
   }
 
   @Test
-  void pointToPointAndSingleAddressesAreUsedAsWritten() {
-    // RFC 6164: a /127 has no Subnet-Router anycast address; a single address is what the user asked for.
-    assertThat(pool("2001:db8::/127").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.TWO);
-    assertThat(pool("2001:db8::").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.ONE);
-    assertThat(pool("2001:db8::/128").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.ONE);
+  void smallRangesAndSingleAddressesNeverHandOutAnAnycastAddress() {
+    // The first address of a /127 is its Subnet-Router anycast; 2001:db8:: is also the one of its /64.
+    assertThat(pool("2001:db8::/127").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.ONE);
+    assertThat(pool("2001:db8::4/127").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.ONE);
+    assertThat(pool("2001:db8::5").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.ONE);
+    assertThat(pool("2001:db8::5/128").capacity(IpFamily.IPV6)).isEqualTo(BigInteger.ONE);
+    for (String only : List.of("2001:db8::", "2001:db8::/128", "2001:db8:0:0:ffff:ffff:ffff:ffff")) {
+      assertThat(Pool.validate("p", List.of(only), List.of())).as(only).singleElement()
+          .satisfies(p -> assertThat(p.message()).contains("anycast"));
+    }
   }
 
   @Test

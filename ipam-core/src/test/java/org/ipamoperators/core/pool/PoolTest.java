@@ -83,8 +83,9 @@ class PoolTest {
     // 1 Subnet-Router anycast and 2 x 128 reserved subnet anycast addresses per /64 edge (Ipv6AnycastTest)
     assertThat(Pool.of("p", List.of("2001:db8::/64"), List.of()).capacity(IpFamily.IPV6))
         .isEqualTo(BigInteger.TWO.pow(64).subtract(BigInteger.valueOf(257)));
+    // 2001:db8:: is the Subnet-Router anycast address of the /127 and of its /64
     assertThat(Pool.of("p", List.of("2001:db8::/127"), List.of()).capacity(IpFamily.IPV6))
-        .isEqualTo(BigInteger.TWO);
+        .isEqualTo(BigInteger.ONE);
     assertThat(Pool.of("p", List.of("2001:db8::/48"), List.of("2001:db8::/64"))
         .capacity(IpFamily.IPV6)).isEqualTo(BigInteger.TWO.pow(80).subtract(BigInteger.TWO.pow(64))
             .subtract(BigInteger.valueOf(257)));
