@@ -40,7 +40,7 @@ public final class AzureClients {
         settings.subscriptionId(), environment(settings));
     HttpPipeline pipeline = HttpPipelineProvider.buildHttpPipeline(credential, profile, null,
         new HttpLogOptions().setLogLevel(HttpLogDetailLevel.NONE), null, new RetryPolicy("Retry-After", ChronoUnit.SECONDS),
-        List.of(), http);
+        List.of(new PutIfMatchPolicy()), http);
     return new Clients(NetworkManager.authenticate(pipeline, profile).serviceClient(),
         ComputeManager.authenticate(pipeline, profile).serviceClient());
   }

@@ -2,9 +2,6 @@ package org.ipamoperators.cloud.azure;
 
 import com.azure.core.credential.TokenCredential;
 import com.azure.core.http.HttpClient;
-import com.azure.core.http.HttpHeaderName;
-import com.azure.core.http.HttpHeaders;
-import com.azure.core.http.policy.AddHeadersFromContextPolicy;
 import com.azure.core.util.Context;
 import com.azure.resourcemanager.compute.fluent.models.VirtualMachineInner;
 import com.azure.resourcemanager.compute.models.NetworkInterfaceReference;
@@ -584,9 +581,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
           NicEdit.Plan plan = NicEdit.plan(cfgs, toRemove, toAdd, s.subnetId, pools, true);
           if (plan.changed()) {
             NetworkInterfaceInner body = nic.withIpConfigurations(plan.configs());
-            Context ctx = nic.etag() == null ? Context.NONE : new Context(
-                AddHeadersFromContextPolicy.AZURE_REQUEST_HTTP_HEADERS_KEY,
-                new HttpHeaders().set(HttpHeaderName.IF_MATCH, nic.etag()));
+            Context ctx = PutIfMatchPolicy.context(nic.etag());
             s.body = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
                 .createOrUpdate(s.nic.resourceGroup(), s.nic.name(), body, ctx));
           }
@@ -730,9 +725,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
         NicEdit.Plan plan = NicEdit.plan(configs(nic), Set.of(ip), Set.of(), null, List.of(), false);
         if (plan.changed()) {
           nic.withIpConfigurations(plan.configs());
-          Context ctx = nic.etag() == null ? Context.NONE : new Context(
-              AddHeadersFromContextPolicy.AZURE_REQUEST_HTTP_HEADERS_KEY,
-              new HttpHeaders().set(HttpHeaderName.IF_MATCH, nic.etag()));
+          Context ctx = PutIfMatchPolicy.context(nic.etag());
           NetworkInterfaceInner after = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
               .createOrUpdate(nicId.get().resourceGroup(), nicId.get().name(), nic, ctx));
           shared.nodes.values().stream().filter(n -> AzureIds.same(n.nic.id(), nicId.get().id()))

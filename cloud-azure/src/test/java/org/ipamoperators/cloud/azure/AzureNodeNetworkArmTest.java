@@ -202,6 +202,30 @@ class AzureNodeNetworkArmTest {
         .orElseThrow();
   }
 
+  /** Only NIC PUTs carried a conditional header among the requests since {@code from}. */
+  private void onlyPutsWereConditional(int from) {
+    List<ArmServer.Request> since = arm.requests().subList(from, arm.requests().size());
+    assertThat(since).filteredOn(ArmServer.Request::isNicPut).isNotEmpty()
+        .allSatisfy(p -> assertThat(p.conditions()).containsOnlyKeys("if-match"));
+    assertThat(since).filteredOn(x -> !x.isNicPut()).as("polls and GETs carry no If-Match/If-None-Match")
+        .allSatisfy(x -> assertThat(x.conditions()).as(x.method() + " " + x.path()).isEmpty());
+  }
+
+  @Test
+  void ifMatchGoesOnThePutOnlyNotOnItsOperationPollsOrTheFinalGet() throws Exception {
+    network.describe(node("n1"));
+    arm.operationLength(2, Duration.ZERO);
+    int m = mark();
+    List<AddressChangeResult> r = network.apply(List.of(AddressChange.attach(ip("198.51.100.40"), "n1")));
+    assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+    List<ArmServer.Request> since = arm.requests().subList(m, arm.requests().size());
+    assertThat(since).filteredOn(ArmServer.Request::isOperationPoll).hasSize(2);
+    assertThat(since.get(since.size() - 1).method() + " " + since.get(since.size() - 1).path())
+        .as("the SDK's GET of the NIC at the end of the operation").endsWith("n1-nic").startsWith("GET");
+    assertThat(since).allSatisfy(x -> assertThat(x.status()).as(x.method() + " " + x.path()).isLessThan(300));
+    onlyPutsWereConditional(m);
+  }
+
   @Test
   void detachRemovesOnlyThisOperatorsConfigurationsAndTakesOverTheOldOperatorsWhereTheyAre() throws Exception {
     arm.seedIpConfiguration(nic("n1"), "other-tool", "198.51.100.30", subnet, null);
@@ -387,8 +411,10 @@ class AzureNodeNetworkArmTest {
     AzureNodeNetwork fresh = network(arm, network.settings(), registry); // a restarted operator: n1 unknown
     try {
       fresh.describe(node("n2"));
+      int m = mark();
       List<AddressChangeResult> r = fresh.apply(List.of(AddressChange.move(ip("198.51.100.40"), "n1", "n2")));
       assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+      onlyPutsWereConditional(m);
       assertThat(arm.secondaryAddresses(nic("n1"))).isEmpty();
       assertThat(arm.secondaryAddresses(nic("n2"))).containsOnlyKeys("ipam-egress-198.51.100.40");
     } finally {

@@ -72,6 +72,21 @@ public final class ArmServer implements AutoCloseable {
     public boolean isNicPut() {
       return "PUT".equals(method) && path().toLowerCase(Locale.ROOT).contains("/networkinterfaces/");
     }
+
+    /** The conditional headers it carried ({@code if-match}, {@code if-none-match}), empty when none. */
+    public Map<String, String> conditions() {
+      Map<String, String> out = new java.util.TreeMap<>();
+      for (String h : List.of("if-match", "if-none-match")) {
+        if (headers.containsKey(h)) {
+          out.put(h, headers.get(h));
+        }
+      }
+      return out;
+    }
+
+    public boolean isOperationPoll() {
+      return "GET".equals(method) && path().toLowerCase(Locale.ROOT).contains("/operations/");
+    }
   }
 
   /** How a NIC PUT answers: the body's provisioningState and whether the operation URL is sent. */
@@ -129,6 +144,7 @@ public final class ArmServer implements AutoCloseable {
   private int pageSize = 50;
   private Duration quarantineTime = Duration.ZERO;
   private boolean enforceIfMatch = true;
+  private boolean conditionalReads = true;
   private final List<String[]> failOperations = new ArrayList<>(); // {code, message}
   private final TokenBucket reads = new TokenBucket(250, 25);
   private final TokenBucket writes = new TokenBucket(200, 10);
@@ -276,6 +292,19 @@ public final class ArmServer implements AutoCloseable {
   public ArmServer enforceIfMatch(boolean on) {
     synchronized (lock) {
       enforceIfMatch = on;
+    }
+    return this;
+  }
+
+  /**
+   * Whether GETs evaluate conditional headers as HTTP does (default true): on a NIC GET a stale
+   * {@code If-Match} is 412 and a matching {@code If-None-Match} 304; the operation resource has no
+   * etag, so any {@code If-Match} on a poll is 412 (and {@code If-None-Match: *} too). A client whose
+   * PUT's {@code If-Match} leaks onto the polls or the final GET fails here as it risks to on Azure.
+   */
+  public ArmServer conditionalReads(boolean on) {
+    synchronized (lock) {
+      conditionalReads = on;
     }
     return this;
   }
@@ -762,6 +791,7 @@ public final class ArmServer implements AutoCloseable {
       }
       // /subscriptions/S/providers/Microsoft.Network/locations/L/operations/ID
       if (low.size() == 8 && "locations".equals(low.get(4)) && "operations".equals(low.get(6)) && "GET".equals(method)) {
+        checkRead(headers, null, "operation " + seg.get(7));
         return operation(seg.get(7));
       }
       boolean inRg = low.size() > 3 && "resourcegroups".equals(low.get(2));
@@ -803,6 +833,9 @@ public final class ArmServer implements AutoCloseable {
               throw notFound("Microsoft.Network/networkInterfaces", rest.get(0), rg);
             }
             if (rest.size() == 1) {
+              if (!checkRead(headers, nic.etag, "network interface " + nic.name)) {
+                return new Answer(304, null, Map.of("ETag", nic.etag));
+              }
               advanceByResourcePoll(nic);
               return new Answer(200, nicJson(nic), Map.of("ETag", nic.etag));
             }
@@ -879,6 +912,34 @@ public final class ArmServer implements AutoCloseable {
       }
       throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + method + " " + path);
     }
+  }
+
+  /**
+   * HTTP's conditional GET against a resource whose current etag is {@code etag} (null: it has
+   * none): false for 304, an {@link ArmError} 412 when {@code If-Match} fails.
+   */
+  private boolean checkRead(Map<String, String> headers, String etag, String what) {
+    if (!conditionalReads) {
+      return true;
+    }
+    String ifMatch = headers.get("if-match");
+    String ifNoneMatch = headers.get("if-none-match");
+    if (ifMatch != null && !("*".equals(ifMatch.trim()) || etag != null && etagListed(ifMatch, etag))) {
+      throw new ArmError(412, "PreconditionFailed", "The condition If-Match: " + ifMatch + " on a GET of " + what
+          + " does not hold: its etag is " + (etag == null ? "none" : etag) + ".");
+    }
+    if (ifNoneMatch != null && ("*".equals(ifNoneMatch.trim()) || etag != null && etagListed(ifNoneMatch, etag))) {
+      if (etag == null) {
+        throw new ArmError(412, "PreconditionFailed", "The condition If-None-Match: " + ifNoneMatch + " on a GET of "
+            + what + " does not hold: it exists.");
+      }
+      return false;
+    }
+    return true;
+  }
+
+  private static boolean etagListed(String header, String etag) {
+    return java.util.Arrays.stream(header.split(",")).map(String::trim).anyMatch(etag::equals);
   }
 
   private ArmError notFound(String type, String name, String rg) {

@@ -165,6 +165,36 @@ class ArmServerTest {
   }
 
   @Test
+  void conditionalHeadersHoldOnThePutAndAreEvaluatedOnGetsAndPolls() throws Exception {
+    String etag = JSON.readTree(getNic().body()).path("etag").asText();
+    HttpResponse<String> r = send("PUT", nicPath + "?api-version=2025-03-01", withSecondary("s1", "198.51.100.9")
+        .toString(), "If-Match", etag);
+    assertThat(r.statusCode()).isEqualTo(200);
+    URI op = URI.create(r.headers().firstValue("Azure-AsyncOperation").orElseThrow());
+    String poll = op.getRawPath() + "?" + op.getRawQuery();
+    // the operation resource has no etag: If-Match can never hold on it
+    HttpResponse<String> p = send("GET", poll, null, "If-Match", etag);
+    assertThat(p.statusCode()).isEqualTo(412);
+    assertThat(code(p)).isEqualTo("PreconditionFailed");
+    assertThat(send("GET", poll, null, "If-None-Match", "*").statusCode()).isEqualTo(412);
+    assertThat(send("GET", poll, null).statusCode()).isEqualTo(200);
+    // the PUT made the etag stale: a GET with it fails, with the current one it passes
+    assertThat(send("GET", nicPath + "?api-version=2025-03-01", null, "If-Match", etag).statusCode()).isEqualTo(412);
+    String now = JSON.readTree(getNic().body()).path("etag").asText();
+    assertThat(now).isNotEqualTo(etag);
+    assertThat(send("GET", nicPath + "?api-version=2025-03-01", null, "If-Match", now).statusCode()).isEqualTo(200);
+    assertThat(send("GET", nicPath + "?api-version=2025-03-01", null, "If-None-Match", now).statusCode()).isEqualTo(304);
+    // recorded per request
+    List<ArmServer.Request> all = arm.requests();
+    assertThat(all.get(1).conditions()).containsExactly(java.util.Map.entry("if-match", etag));
+    assertThat(all.get(1).isNicPut()).isTrue();
+    assertThat(all.get(2).isOperationPoll()).isTrue();
+    assertThat(all.get(4).conditions()).isEmpty();
+    arm.conditionalReads(false);
+    assertThat(send("GET", poll, null, "If-Match", etag).statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void listsPageWithAbsoluteNextLinksAndWritesAreThrottled() throws Exception {
     arm.pageSize(1);
     JsonNode page = JSON.readTree(send("GET", "/subscriptions/" + SUB + "/resourceGroups/rg/providers/Microsoft.Compute/"
