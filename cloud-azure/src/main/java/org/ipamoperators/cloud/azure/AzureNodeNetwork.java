@@ -5,6 +5,7 @@ import com.azure.core.http.HttpClient;
 import com.azure.core.util.Context;
 import com.azure.resourcemanager.compute.fluent.models.VirtualMachineInner;
 import com.azure.resourcemanager.compute.models.NetworkInterfaceReference;
+import com.azure.resourcemanager.network.fluent.models.BackendAddressPoolInner;
 import com.azure.resourcemanager.network.fluent.models.IpConfigurationInner;
 import com.azure.resourcemanager.network.fluent.models.NetworkInterfaceInner;
 import com.azure.resourcemanager.network.fluent.models.NetworkInterfaceIpConfigurationInner;
@@ -16,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,9 +69,6 @@ import org.slf4j.LoggerFactory;
 public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AzureNodeNetwork.class);
   private static final Duration SUBNET_TTL = Duration.ofMinutes(5);
-  private static final Pattern ALLOCATED_IP = Pattern.compile("private IP address (\\S+?) which", Pattern.CASE_INSENSITIVE);
-  private static final Pattern ALLOCATED_TO = Pattern.compile("allocated to resource (\\S+?)\\.?$", Pattern.CASE_INSENSITIVE);
-  private static final Pattern OUTBOUND_POOL = Pattern.compile("Backend Address Pool (\\S+) that", Pattern.CASE_INSENSITIVE);
   private static final Pattern SUBNET_ID = Pattern.compile(
       "^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\\.Network/virtualNetworks/([^/]+)/subnets/([^/]+)$",
       Pattern.CASE_INSENSITIVE);
@@ -512,6 +511,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     // the PUT never carries back a stale copy of other tools' configurations, whether or not Azure
     // enforces the If-Match it also gets.
     boolean fresh = true;
+    Set<Ip> present = new HashSet<>(); // on the NIC as read for the last PUT
     for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
       ArmCallFailed failure;
       synchronized (shared.nicLocks.computeIfAbsent(s.nic.id().toLowerCase(java.util.Locale.ROOT), k -> new Object())) {
@@ -528,6 +528,8 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
           List<NetworkInterfaceIpConfigurationInner> cfgs = new ArrayList<>(configs(nic));
           Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
           cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
+          present.clear();
+          present.addAll(byIp.keySet());
           // removals: only this operator's; other tools' are skipped, absent ones are done
           Set<Ip> toRemove = new TreeSet<>();
           for (var e : removes.entrySet()) {
@@ -614,25 +616,12 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
       // A conflict on one address: drop it (it fails alone) and PUT the rest, or free it from a
       // stale NIC of this operator's and try again.
       if ("PrivateIPAddressIsAllocated".equals(failure.code)) {
-        Optional<Ip> ip = allocatedAddress(failure.getMessage());
-        Optional<String> holder = allocatedTo(failure.getMessage());
-        if (ip.isPresent() && adds.containsKey(ip.get())) {
-          if (holder.isPresent() && releaseStale(holder.get(), ip.get(), s)) {
-            continue; // freed where this operator left it: retry at once
-          }
-          int i = adds.get(ip.get());
-          results[i] = AddressChangeResult.failed(changes.get(i), failure.code, "PutNetworkInterface on " + s.where()
-              + ": " + failure.getMessage() + (holder.isEmpty() ? " (Azure keeps a released address for minutes"
-              + " before it can go to another NIC: the address is on no NIC until then)" : ""), true);
-          dropped.add(ip.get());
+        if (dropConflicts(s, adds, present, changes, results, dropped, failure)) {
           continue;
         }
       } else if ("OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs"
           .equals(failure.code)) {
-        Matcher m = OUTBOUND_POOL.matcher(failure.getMessage());
-        if (m.find() && shared.outboundPools.add(m.group(1))) {
-          LOG.warn("backend pool {} has an outbound rule: egress ipConfigurations stay out of it (no outbound "
-              + "connectivity through it for them)", m.group(1));
+        if (learnOutboundPools(s)) {
           continue;
         }
       }
@@ -686,21 +675,104 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     return ip.equals(block.last());
   }
 
-  static Optional<Ip> allocatedAddress(String message) {
-    Matcher m = ALLOCATED_IP.matcher(message == null ? "" : message);
-    if (m.find()) {
-      try {
-        return Optional.of(Ip.parse(m.group(1)));
-      } catch (RuntimeException e) {
-        return Optional.empty();
-      }
+  /**
+   * After {@code PrivateIPAddressIsAllocated}: which of the addresses this PUT adds are taken, from
+   * {@code CheckIPAddressAvailability} and, for those, who holds them from the VNet's expanded
+   * subnets (Azure's message is prose, not a contract). A holder that is this operator's own
+   * configuration on another NIC is taken off there; every other taken address fails alone. False
+   * when no address could be named (the PUT is then retried as a whole).
+   */
+  private boolean dropConflicts(NicState s, Map<Ip, Integer> adds, Set<Ip> onNic, List<AddressChange> changes,
+      AddressChangeResult[] results, Set<Ip> dropped, ArmCallFailed failure) {
+    List<Ip> candidates = adds.entrySet().stream().filter(e -> !dropped.contains(e.getKey())
+        && !onNic.contains(e.getKey()) && (results[e.getValue()] == null
+        || results[e.getValue()].outcome() != AddressChangeResult.Outcome.FAILED)).map(Map.Entry::getKey).toList();
+    Map<Ip, Optional<String>> taken;
+    try {
+      taken = takenAddresses(s.subnetId, candidates);
+    } catch (ArmCallFailed f) {
+      LOG.info("could not find which address of {} is allocated elsewhere: {}", s.where(), f.describe());
+      return false;
     }
-    return Optional.empty();
+    boolean named = false;
+    for (var e : taken.entrySet()) {
+      Ip ip = e.getKey();
+      Optional<String> holder = e.getValue();
+      named = true;
+      if (holder.isPresent() && releaseStale(holder.get(), ip, s)) {
+        continue; // freed where this operator left it: the next attempt takes it
+      }
+      int i = adds.get(ip);
+      results[i] = AddressChangeResult.failed(changes.get(i), failure.code, "PutNetworkInterface on " + s.where()
+          + ": " + ip + " is allocated to " + holder.orElse("no listed resource") + " (Azure: " + failure.getMessage()
+          + ")" + (holder.isEmpty() ? "; Azure keeps a released address for minutes before it can go to another NIC:"
+          + " the address is on no NIC until then" : ""), true);
+      dropped.add(ip);
+    }
+    return named;
   }
 
-  static Optional<String> allocatedTo(String message) {
-    Matcher m = ALLOCATED_TO.matcher(message == null ? "" : message.trim());
-    return m.find() && m.group(1).contains("/") ? Optional.of(m.group(1)) : Optional.empty();
+  /** The candidates Azure says are not available, each with the id of what holds it when one is listed. */
+  private Map<Ip, Optional<String>> takenAddresses(String subnetId, List<Ip> candidates) {
+    Matcher m = SUBNET_ID.matcher(subnetId);
+    if (!m.matches() || candidates.isEmpty()) {
+      return Map.of();
+    }
+    String rg = m.group(1);
+    String vnet = m.group(2);
+    List<Ip> taken = new ArrayList<>();
+    for (Ip ip : candidates) {
+      var answer = call("CheckIPAddressAvailability", () -> clients.network().getVirtualNetworks()
+          .checkIpAddressAvailability(rg, vnet, ip.toString()));
+      if (answer == null || !Boolean.TRUE.equals(answer.available())) {
+        taken.add(ip);
+      }
+    }
+    if (taken.isEmpty()) {
+      return Map.of();
+    }
+    VirtualNetworkInner full = call("GetVirtualNetwork", () -> clients.network().getVirtualNetworks()
+        .getByResourceGroupWithResponse(rg, vnet, "subnets/ipConfigurations", Context.NONE).getValue());
+    Map<Ip, String> holders = new HashMap<>();
+    for (SubnetInner sub : full.subnets() == null ? List.<SubnetInner>of() : full.subnets()) {
+      for (IpConfigurationInner c : sub.ipConfigurations() == null ? List.<IpConfigurationInner>of()
+          : sub.ipConfigurations()) {
+        if (c.privateIpAddress() != null && c.id() != null) {
+          holders.put(Ip.parse(c.privateIpAddress()), c.id());
+        }
+      }
+    }
+    Map<Ip, Optional<String>> out = new LinkedHashMap<>();
+    taken.forEach(ip -> out.put(ip, Optional.ofNullable(holders.get(ip))));
+    return out;
+  }
+
+  /**
+   * After {@code OutboundRuleCannotBeUsed…}: the primary's pools that an outbound rule references,
+   * read from the pools themselves. True when one was newly found (retry without it).
+   */
+  private boolean learnOutboundPools(NicState s) {
+    boolean found = false;
+    NetworkInterfaceIpConfigurationInner primary = primaryConfig(s.body).orElse(null);
+    for (String poolId : NicEdit.wantedPools(primary, policy, shared.outboundPools)) {
+      Optional<AzureIds.Id> lb = AzureIds.parse(poolId);
+      if (lb.isEmpty()) {
+        continue;
+      }
+      try {
+        BackendAddressPoolInner p = call("GetLoadBalancerBackendAddressPool", () -> clients.network()
+            .getLoadBalancerBackendAddressPools().get(lb.get().resourceGroup(), lb.get().name(), AzureIds.last(poolId)));
+        boolean outbound = p.outboundRule() != null || p.outboundRules() != null && !p.outboundRules().isEmpty();
+        if (outbound && shared.outboundPools.add(poolId)) {
+          found = true;
+          LOG.warn("backend pool {} has an outbound rule: egress ipConfigurations stay out of it (no outbound "
+              + "connectivity through it for them)", poolId);
+        }
+      } catch (ArmCallFailed f) {
+        LOG.info("could not read backend pool {}: {}", poolId, f.describe());
+      }
+    }
+    return found;
   }
 
   /**

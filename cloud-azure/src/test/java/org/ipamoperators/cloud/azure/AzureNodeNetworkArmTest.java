@@ -293,6 +293,42 @@ class AzureNodeNetworkArmTest {
   }
 
   @Test
+  void conflictsAreFoundByCodeAndStructuredCallsWhateverAzuresWording() throws Exception {
+    // wording without any address, holder or pool in it: only codes and structured answers are left
+    arm.reword("PrivateIPAddressIsAllocated", "Die angeforderte Adresse ist vergeben.");
+    arm.reword("OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs",
+        "Ausgangsregel und sekundäre Konfiguration vertragen sich nicht.");
+    arm.holder("/subscriptions/" + SUB + "/resourceGroups/rg/providers/Microsoft.Network/privateEndpoints/pe1", subnet,
+        "198.51.100.41");
+    network.describe(node("n1"));
+    network.apply(List.of(AddressChange.attach(ip("198.51.100.42"), "n1")));
+    List<AddressChangeResult> r = network.apply(List.of(AddressChange.attach(ip("198.51.100.40"), "n1"),
+        AddressChange.attach(ip("198.51.100.41"), "n1")));
+    assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+    assertThat(r.get(1).errorCode()).isEqualTo("PrivateIPAddressIsAllocated");
+    assertThat(r.get(1).message()).contains("PutNetworkInterface", "n1", "198.51.100.41")
+        .containsIgnoringCase("privateEndpoints/pe1"); // Azure upper-cases ids in subnet listings
+    assertThat(arm.secondaryAddresses(nic("n1"))).containsOnlyKeys("ipam-egress-198.51.100.40",
+        "ipam-egress-198.51.100.42");
+    // this operator's own configuration left on a NIC a restarted process does not know: taken off there
+    AzureNodeNetwork fresh = network(arm, network.settings(), registry);
+    try {
+      fresh.describe(node("n2"));
+      r = fresh.apply(List.of(AddressChange.attach(ip("198.51.100.42"), "n2")));
+      assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+      assertThat(arm.secondaryAddresses(nic("n2"))).containsOnlyKeys("ipam-egress-198.51.100.42");
+      // a pool with an outbound rule, learned from the pool itself
+      vms.put("n3", arm.vm("rg", "n3", subnet, null, List.of(pool, lb + "/backendAddressPools/outbound")));
+      fresh.describe(node("n3"));
+      r = fresh.apply(List.of(AddressChange.attach(ip("198.51.100.43"), "n3")));
+      assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+      assertThat(arm.poolMembers(lb, "pool1")).anySatisfy(id -> assertThat(id).endsWith("ipam-egress-198.51.100.43"));
+    } finally {
+      fresh.close();
+    }
+  }
+
+  @Test
   void aStaleEtagAnOperationInProgressAndAFailedOperationAreRetriedFromAFreshRead() throws Exception {
     network.describe(node("n1"));
     // another tool writes the NIC after describe: the NIC is read again before the PUT
@@ -425,6 +461,7 @@ class AzureNodeNetworkArmTest {
   @Test
   void aQuarantinedAddressIsReportedWithTheGapAndRetryable() throws Exception {
     arm.quarantine(Duration.ofMinutes(10));
+    arm.reword("PrivateIPAddressIsAllocated", "Address not available.");
     network.describe(node("n1"));
     network.describe(node("n2"));
     network.apply(List.of(AddressChange.attach(ip("198.51.100.40"), "n1")));

@@ -145,6 +145,7 @@ public final class ArmServer implements AutoCloseable {
   private Duration quarantineTime = Duration.ZERO;
   private boolean enforceIfMatch = true;
   private boolean conditionalReads = true;
+  private final Map<String, String> rewordings = new HashMap<>();
   private final List<String[]> failOperations = new ArrayList<>(); // {code, message}
   private final TokenBucket reads = new TokenBucket(250, 25);
   private final TokenBucket writes = new TokenBucket(200, 10);
@@ -305,6 +306,18 @@ public final class ArmServer implements AutoCloseable {
   public ArmServer conditionalReads(boolean on) {
     synchronized (lock) {
       conditionalReads = on;
+    }
+    return this;
+  }
+
+  /**
+   * Errors with {@code code} answer with {@code message} instead of the server's wording (which
+   * names addresses, holders and pools as Azure's does): Azure's prose is not a contract, and a
+   * client must get what it needs from codes and structured calls.
+   */
+  public ArmServer reword(String code, String message) {
+    synchronized (lock) {
+      rewordings.put(code, message);
     }
     return this;
   }
@@ -710,7 +723,11 @@ public final class ArmServer implements AutoCloseable {
       try {
         a = dispatch(method, raw, query(rawQuery), headers, body);
       } catch (ArmError e) {
-        a = e.answer();
+        String other;
+        synchronized (lock) {
+          other = rewordings.get(e.code);
+        }
+        a = (other == null ? e : new ArmError(e.status, e.code, other, e.detailCode, e.retryAfter)).answer();
       } catch (RuntimeException e) {
         a = new ArmError(500, "InternalServerError", "fake ARM server: " + e).answer();
       }
