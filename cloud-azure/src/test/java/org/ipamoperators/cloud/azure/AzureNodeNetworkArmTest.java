@@ -197,6 +197,30 @@ class AzureNodeNetworkArmTest {
     assertThat(registry.get("ipam.azure.calls").tag("call", "PutNetworkInterface").counter().count()).isEqualTo(2);
   }
 
+  @Test
+  void theFullBodyPutKeepsTheNicsOwnSettings() throws Exception {
+    String nsg = arm.networkSecurityGroup("rg", "workers-nsg");
+    arm.nicSettings(nic("n1"), nsg, List.of("192.0.2.53", "192.0.2.54"), true, true, Map.of("team", "net",
+        "kubernetes.io-cluster", "owned"));
+    ObjectNode before = arm.nic(nic("n1"));
+    network.describe(node("n1"));
+    int m = mark();
+    List<AddressChangeResult> r = network.apply(List.of(AddressChange.attach(ip("198.51.100.40"), "n1")));
+    assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+    r = network.apply(List.of(AddressChange.detach(ip("198.51.100.40"), "n1")));
+    assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+    assertThat(puts(m)).isEqualTo(2);
+    ObjectNode after = arm.nic(nic("n1"));
+    for (String field : List.of("networkSecurityGroup", "dnsSettings", "enableAcceleratedNetworking",
+        "enableIPForwarding")) {
+      assertThat(after.path("properties").path(field)).as(field).isEqualTo(before.path("properties").path(field));
+    }
+    assertThat(after.path("properties").path("networkSecurityGroup").path("id").asText()).isEqualTo(nsg);
+    assertThat(after.path("properties").path("enableAcceleratedNetworking").asBoolean()).isTrue();
+    assertThat(after.path("tags")).isEqualTo(before.path("tags"));
+    assertThat(after.path("tags").path("team").asText()).isEqualTo("net");
+  }
+
   private ObjectNode find(String nicId, String name) {
     return arm.ipConfigurations(nicId).stream().filter(c -> c.get("name").asText().equals(name)).findFirst()
         .orElseThrow();

@@ -133,6 +133,7 @@ public final class ArmServer implements AutoCloseable {
   private final Map<String, Nic> nics = new LinkedHashMap<>();
   private final Map<String, Vm> vms = new LinkedHashMap<>();
   private final Map<String, Lb> lbs = new LinkedHashMap<>();
+  private final Map<String, String> nsgs = new LinkedHashMap<>(); // lower-case id -> id
   private final Map<String, Operation> operations = new HashMap<>();
   private final List<String[]> otherHolders = new ArrayList<>(); // {id, subnetId, ip}
   private final Map<String, Instant> quarantine = new HashMap<>(); // ip -> released at
@@ -374,6 +375,43 @@ public final class ArmServer implements AutoCloseable {
     }
   }
 
+  /** A network security group (only its existence: NIC PUTs may reference it); its id. */
+  public String networkSecurityGroup(String rg, String name) {
+    synchronized (lock) {
+      String id = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+          + "/providers/Microsoft.Network/networkSecurityGroups/" + name;
+      nsgs.put(id.toLowerCase(Locale.ROOT), id);
+      return id;
+    }
+  }
+
+  /**
+   * The NIC's own settings, as an administrator or the installer set them: its NSG (null: none),
+   * DNS servers, accelerated networking, IP forwarding and tags. A later PUT replaces them with
+   * what its body carries, as Azure does: a client that leaves them out removes them.
+   */
+  public void nicSettings(String nicId, String nsgId, List<String> dnsServers, boolean acceleratedNetworking,
+      boolean ipForwarding, Map<String, String> tags) {
+    synchronized (lock) {
+      Nic nic = nics.get(nicId.toLowerCase(Locale.ROOT));
+      nic.nsgId = nsgId;
+      nic.dnsServers = List.copyOf(dnsServers);
+      nic.acceleratedNetworking = acceleratedNetworking;
+      nic.ipForwarding = ipForwarding;
+      nic.tags = F.objectNode();
+      tags.forEach(nic.tags::put);
+      nic.etag = newEtag();
+    }
+  }
+
+  /** The NIC as a GET shows it (a copy), or null. */
+  public ObjectNode nic(String nicId) {
+    synchronized (lock) {
+      Nic nic = nics.get(nicId.toLowerCase(Locale.ROOT));
+      return nic == null ? null : nicJson(nic);
+    }
+  }
+
   /** An LB frontend holding a private address of a subnet. */
   public void loadBalancerFrontend(String lbId, String name, String subnetId, String ip) {
     synchronized (lock) {
@@ -571,6 +609,10 @@ public final class ArmServer implements AutoCloseable {
     String vmId;
     List<ObjectNode> configs = new ArrayList<>();
     ObjectNode tags = F.objectNode();
+    String nsgId;
+    List<String> dnsServers = List.of();
+    boolean acceleratedNetworking;
+    boolean ipForwarding;
     String etag;
     String state = "Succeeded";
     String runningOperation;
@@ -1003,16 +1045,19 @@ public final class ArmServer implements AutoCloseable {
     ObjectNode props = o.putObject("properties").put("provisioningState", nic.state).put("resourceGuid", nic.guid)
         .put("macAddress", "00-0D-3A-" + String.format("%02X-%02X-%02X", nic.guid.charAt(0) & 0xff,
             nic.guid.charAt(1) & 0xff, nic.guid.charAt(2) & 0xff))
-        .put("primary", true).put("enableIPForwarding", false).put("enableAcceleratedNetworking", false)
-        .put("nicType", "Standard");
+        .put("primary", true).put("enableIPForwarding", nic.ipForwarding)
+        .put("enableAcceleratedNetworking", nic.acceleratedNetworking).put("nicType", "Standard");
+    if (nic.nsgId != null) {
+      props.putObject("networkSecurityGroup").put("id", nic.nsgId);
+    }
     if (nic.vmId != null) {
       props.putObject("virtualMachine").put("id", nic.vmId);
       Vm vm = vms.get(nic.vmId.toLowerCase(Locale.ROOT));
       props.put("primary", vm != null && vm.nics.get(vm.nics.size() - 1).equalsIgnoreCase(nic.id()));
     }
     ObjectNode dns = props.putObject("dnsSettings");
-    dns.putArray("dnsServers");
-    dns.putArray("appliedDnsServers");
+    nic.dnsServers.forEach(dns.putArray("dnsServers")::add);
+    nic.dnsServers.forEach(dns.putArray("appliedDnsServers")::add);
     ArrayNode cfgs = props.putArray("ipConfigurations");
     nic.configs.forEach(c -> cfgs.add(configJson(nic, c)));
     return o;
@@ -1401,6 +1446,13 @@ public final class ArmServer implements AutoCloseable {
       throw new ArmError(400, "IPv6IpConfigurationCannotBePrimary", "the primary IP configuration of " + nicId
           + " must be IPv4.");
     }
+    ObjectNode inProps = (ObjectNode) in.get("properties");
+    String nsg = inProps.path("networkSecurityGroup").path("id").asText(null);
+    if (nsg != null && !nsgs.containsKey(nsg.toLowerCase(Locale.ROOT))) {
+      throw new ArmError(400, "InvalidResourceReference", "Resource " + nsg + " referenced by resource " + nicId
+          + " was not found. Please make sure that the referenced resource exists, and that both resources are in"
+          + " the same region.");
+    }
     // accepted
     List<ObjectNode> before = target.configs;
     if (!create) {
@@ -1413,9 +1465,7 @@ public final class ArmServer implements AutoCloseable {
       }
     }
     target.configs = next;
-    if (in.path("tags").isObject()) {
-      target.tags = ((ObjectNode) in.get("tags")).deepCopy();
-    }
+    nicSettingsFromBody(target, inProps, in);
     target.etag = newEtag();
     if (create) {
       nics.put(key, target);
@@ -1442,6 +1492,18 @@ public final class ArmServer implements AutoCloseable {
       op.polls = 0;
     }
     return new Answer(create ? 201 : 200, nicJson(target), h);
+  }
+
+  /** A PUT replaces the NIC's settings: what its body leaves out is reset (no NSG, no DNS servers, off, no tags). */
+  private void nicSettingsFromBody(Nic target, ObjectNode props, JsonNode in) {
+    String nsg = props.path("networkSecurityGroup").path("id").asText(null);
+    target.nsgId = nsg == null ? null : nsgs.get(nsg.toLowerCase(Locale.ROOT));
+    List<String> dns = new ArrayList<>();
+    props.path("dnsSettings").path("dnsServers").forEach(d -> dns.add(d.asText()));
+    target.dnsServers = List.copyOf(dns);
+    target.acceleratedNetworking = props.path("enableAcceleratedNetworking").asBoolean(false);
+    target.ipForwarding = props.path("enableIPForwarding").asBoolean(false);
+    target.tags = in.path("tags").isObject() ? ((ObjectNode) in.get("tags")).deepCopy() : F.objectNode();
   }
 
   /** Advances operations polled through the resource (no async header mode). */

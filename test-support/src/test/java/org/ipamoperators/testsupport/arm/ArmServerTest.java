@@ -196,6 +196,36 @@ class ArmServerTest {
   }
 
   @Test
+  void aPutReplacesTheNicsOwnSettingsWithWhatItsBodyCarries() throws Exception {
+    String nsg = arm.networkSecurityGroup("rg", "nsg1");
+    arm.nicSettings(nicPath, nsg, List.of("192.0.2.53"), true, true, java.util.Map.of("team", "net"));
+    arm.putMode(ArmServer.PutMode.SUCCEEDED);
+    JsonNode nic = JSON.readTree(getNic().body());
+    assertThat(nic.path("properties").path("networkSecurityGroup").path("id").asText()).isEqualTo(nsg);
+    assertThat(nic.path("properties").path("dnsSettings").path("dnsServers").get(0).asText()).isEqualTo("192.0.2.53");
+    assertThat(nic.path("properties").path("enableAcceleratedNetworking").asBoolean()).isTrue();
+    assertThat(nic.path("properties").path("enableIPForwarding").asBoolean()).isTrue();
+    assertThat(nic.path("tags").path("team").asText()).isEqualTo("net");
+    // sent back as read: kept
+    assertThat(send("PUT", nicPath + "?api-version=2025-03-01", nic.toString()).statusCode()).isEqualTo(200);
+    assertThat(arm.nic(nicPath).path("properties").path("networkSecurityGroup").path("id").asText()).isEqualTo(nsg);
+    // left out: reset, as a full-body PUT does on Azure
+    ObjectNode bare = (ObjectNode) JSON.readTree(getNic().body());
+    ObjectNode props = (ObjectNode) bare.get("properties");
+    props.remove(List.of("networkSecurityGroup", "dnsSettings", "enableAcceleratedNetworking", "enableIPForwarding"));
+    bare.remove("tags");
+    assertThat(send("PUT", nicPath + "?api-version=2025-03-01", bare.toString()).statusCode()).isEqualTo(200);
+    JsonNode after = arm.nic(nicPath);
+    assertThat(after.path("properties").has("networkSecurityGroup")).isFalse();
+    assertThat(after.path("properties").path("dnsSettings").path("dnsServers")).isEmpty();
+    assertThat(after.path("properties").path("enableAcceleratedNetworking").asBoolean()).isFalse();
+    assertThat(after.path("tags")).isEmpty();
+    // an NSG that does not exist
+    props.putObject("networkSecurityGroup").put("id", nsg + "-gone");
+    assertThat(code(send("PUT", nicPath + "?api-version=2025-03-01", bare.toString()))).isEqualTo("InvalidResourceReference");
+  }
+
+  @Test
   void listsPageWithAbsoluteNextLinksAndWritesAreThrottled() throws Exception {
     arm.pageSize(1);
     JsonNode page = JSON.readTree(send("GET", "/subscriptions/" + SUB + "/resourceGroups/rg/providers/Microsoft.Compute/"
