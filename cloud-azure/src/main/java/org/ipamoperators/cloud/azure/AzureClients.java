@@ -40,14 +40,19 @@ public final class AzureClients {
         settings.subscriptionId(), environment(settings));
     HttpPipeline pipeline = HttpPipelineProvider.buildHttpPipeline(credential, profile, null,
         new HttpLogOptions().setLogLevel(HttpLogDetailLevel.NONE), null, new RetryPolicy("Retry-After", ChronoUnit.SECONDS),
-        List.of(new PutIfMatchPolicy()), http);
+        List.of(new PutIfMatchPolicy(), new NoBodyNoContentLengthPolicy()), http);
     return new Clients(NetworkManager.authenticate(pipeline, profile).serviceClient(),
         ComputeManager.authenticate(pipeline, profile).serviceClient());
   }
 
   /** The JDK HTTP client (java.net.http). */
   public static HttpClient jdkHttpClient() {
-    return new JdkHttpClientBuilder().build();
+    return jdkHttpClient(java.net.http.HttpClient.newBuilder());
+  }
+
+  /** The JDK HTTP client on {@code builder} (a proxy, an SSL context). */
+  public static HttpClient jdkHttpClient(java.net.http.HttpClient.Builder builder) {
+    return new JdkHttpClientBuilder(builder).build();
   }
 
   /** The cloud's endpoints, with the resource-manager endpoint replaced when the settings give one. */
