@@ -147,6 +147,8 @@ public final class ArmServer implements AutoCloseable {
   private boolean enforceIfMatch = true;
   private boolean conditionalReads = true;
   private final Map<String, String> rewordings = new HashMap<>();
+  private final Map<String, String> tokenKinds = new LinkedHashMap<>(); // token -> kind
+  private final java.util.Set<String> deniedKinds = new java.util.HashSet<>();
   private final List<String[]> failOperations = new ArrayList<>(); // {code, message}
   private final TokenBucket reads = new TokenBucket(250, 25);
   private final TokenBucket writes = new TokenBucket(200, 10);
@@ -321,6 +323,41 @@ public final class ArmServer implements AutoCloseable {
       rewordings.put(code, message);
     }
     return this;
+  }
+
+  /** Token kinds this server issues: a service principal's secret, a federated (workload) token, a managed identity. */
+  public static final String CLIENT_SECRET = "client-secret";
+  public static final String WORKLOAD_IDENTITY = "workload-identity";
+  public static final String MANAGED_IDENTITY = "managed-identity";
+
+  /**
+   * Requests whose bearer token was issued for one of {@code kinds} get 403 {@code AuthorizationFailed}
+   * (an identity that authenticates but has no role assignment on the resources).
+   */
+  public ArmServer deny(String... kinds) {
+    synchronized (lock) {
+      deniedKinds.clear();
+      deniedKinds.addAll(List.of(kinds));
+    }
+    return this;
+  }
+
+  /** The kind a token was issued for ({@link #CLIENT_SECRET}...), empty for a token this server did not issue. */
+  public Optional<String> tokenKind(String token) {
+    synchronized (lock) {
+      return Optional.ofNullable(tokenKinds.get(token));
+    }
+  }
+
+  /** The kinds of the bearer tokens the recorded ARM requests carried, in order (one per request). */
+  public List<String> tokenKindsUsed() {
+    return requests().stream().filter(r -> r.headers().containsKey("authorization"))
+        .map(r -> tokenKind(r.headers().get("authorization").replaceFirst("^Bearer ", "")).orElse("foreign")).toList();
+  }
+
+  /** The Microsoft Entra authority host to give a credential: this server's token endpoint. */
+  public String authorityHost() {
+    return endpoint().toString();
   }
 
   public ArmServer inject(Fault fault) {
@@ -813,9 +850,20 @@ public final class ArmServer implements AutoCloseable {
 
   private Answer dispatch(String method, String rawPath, Map<String, String> q, Map<String, String> headers,
       String body) {
+    Optional<Answer> token = tokenEndpoint(method, rawPath, headers, body);
+    if (token.isPresent()) {
+      return token.get();
+    }
     String auth = headers.get("authorization");
     if (auth == null || !auth.startsWith("Bearer ") || auth.length() <= 7) {
       throw new ArmError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.");
+    }
+    synchronized (lock) {
+      String kind = tokenKinds.get(auth.substring(7));
+      if (kind != null && deniedKinds.contains(kind)) {
+        throw new ArmError(403, "AuthorizationFailed", "The client with a " + kind + " token does not have "
+            + "authorization to perform action '" + method + "' over scope '" + rawPath + "' or the scope is invalid.");
+      }
     }
     String path = URLDecoder.decode(rawPath, StandardCharsets.UTF_8);
     List<String> seg = new ArrayList<>(List.of(path.replaceAll("^/+|/+$", "").split("/")));
@@ -971,6 +1019,46 @@ public final class ArmServer implements AutoCloseable {
       }
       throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + method + " " + path);
     }
+  }
+
+  /**
+   * Microsoft Entra's token endpoint ({@code POST /{tenant}/oauth2/v2.0/token}: a client secret or a
+   * federated client assertion) and the instance metadata service's managed-identity token
+   * ({@code GET /metadata/identity/oauth2/token} with {@code Metadata: true}), each issuing tokens of
+   * its own kind.
+   */
+  private Optional<Answer> tokenEndpoint(String method, String rawPath, Map<String, String> headers, String body) {
+    String low = rawPath.toLowerCase(Locale.ROOT);
+    String kind;
+    if ("POST".equals(method) && low.matches("^/[^/]+/oauth2/v2\\.0/token$")) {
+      Map<String, String> form = query(body);
+      kind = form.containsKey("client_secret") ? CLIENT_SECRET
+          : form.containsKey("client_assertion") ? WORKLOAD_IDENTITY : null;
+      if (kind == null || form.getOrDefault("client_id", "").isBlank()) {
+        return Optional.of(new Answer(400, F.objectNode().put("error", "invalid_request")
+            .put("error_description", "no client credential"), Map.of()));
+      }
+    } else if ("GET".equals(method) && low.equals("/metadata/identity/oauth2/token")) {
+      if (!"true".equalsIgnoreCase(headers.get("metadata"))) {
+        return Optional.of(new Answer(400, F.objectNode().put("error", "invalid_request"), Map.of()));
+      }
+      kind = MANAGED_IDENTITY;
+    } else {
+      return Optional.empty();
+    }
+    String token;
+    synchronized (lock) {
+      token = kind + "-" + (tokenKinds.size() + 1) + "-" + UUID.randomUUID();
+      tokenKinds.put(token, kind);
+    }
+    ObjectNode out = F.objectNode().put("token_type", "Bearer").put("access_token", token);
+    if (MANAGED_IDENTITY.equals(kind)) {
+      out.put("expires_in", "3599").put("expires_on", String.valueOf(Instant.now().getEpochSecond() + 3599))
+          .put("resource", "https://management.core.windows.net/");
+    } else {
+      out.put("expires_in", 3599).put("ext_expires_in", 3599);
+    }
+    return Optional.of(Answer.ok(out));
   }
 
   /**
