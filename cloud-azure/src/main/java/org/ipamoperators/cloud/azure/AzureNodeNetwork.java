@@ -112,6 +112,8 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     final String subnetId;
     final List<IpRange> blocks;
     volatile NetworkInterfaceInner body;
+    /** A Uniform scale set's instance: its NIC is read-only (the set's model decides it). */
+    volatile boolean uniformScaleSet;
 
     NicState(String node, String vmId, AzureIds.Id nic, String subnetId, List<IpRange> blocks, NetworkInterfaceInner body) {
       this.node = node;
@@ -178,9 +180,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   @Override
   public NodeAttachment describe(NodeRef node) throws NodeNetworkException {
     if (AzureIds.isScaleSet(node.providerId())) {
-      throw new NodeNetworkException(node.name(), "ScaleSetVmNotSupported", "spec.providerID '" + node.providerId()
-          + "' names a scale-set VM, whose NICs come from the scale-set model and cannot be changed by a NIC PUT",
-          false, null);
+      return describeUniformInstance(node);
     }
     AzureIds.Id vm = AzureIds.vmOfProviderId(node.providerId()).orElseThrow(() -> new NodeNetworkException(node.name(),
         "InvalidProviderID", "spec.providerID '" + node.providerId() + "' names no Azure VM (expected azure:///"
@@ -216,6 +216,44 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     }
   }
 
+  /**
+   * A Uniform scale set's instance: its NIC, read under the instance, is described (addresses,
+   * subnet) with no room, because its configurations come from the scale set's model and no NIC
+   * PUT can change them. (A Flexible scale set's VMs are ordinary VMs: the providerID names them
+   * as such and they are handled like any VM.)
+   */
+  private NodeAttachment describeUniformInstance(NodeRef node) throws NodeNetworkException {
+    AzureIds.ScaleSetVm vm = AzureIds.scaleSetVmOfProviderId(node.providerId()).orElseThrow(() ->
+        new NodeNetworkException(node.name(), "InvalidProviderID", "spec.providerID '" + node.providerId()
+            + "' names no scale-set instance (expected azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/"
+            + "Microsoft.Compute/virtualMachineScaleSets/<set>/virtualMachines/<instance>)", false, null));
+    try {
+      var v = call("GetVirtualMachineScaleSetVM", () -> clients.compute().getVirtualMachineScaleSetVMs()
+          .get(vm.resourceGroup(), vm.scaleSet(), vm.instanceId()));
+      List<NetworkInterfaceReference> refs = v.networkProfile() == null || v.networkProfile().networkInterfaces() == null
+          ? List.of() : v.networkProfile().networkInterfaces();
+      NetworkInterfaceReference primaryRef = refs.size() == 1 ? refs.get(0) : refs.stream()
+          .filter(r -> Boolean.TRUE.equals(r.primary())).findFirst().orElseThrow(() -> new ArmCallFailed(
+              "GetVirtualMachineScaleSetVM", 200, "NoPrimaryNetworkInterface", "instance " + vm.instanceId()
+              + " of scale set " + vm.scaleSet() + " has " + refs.size() + " network interfaces and none is primary",
+              false));
+      AzureIds.Id nicId = vm.nic(AzureIds.last(primaryRef.id()));
+      NetworkInterfaceInner nic = call("GetNetworkInterface", () -> clients.network().getNetworkInterfaces()
+          .getVirtualMachineScaleSetNetworkInterface(vm.resourceGroup(), vm.scaleSet(), vm.instanceId(), nicId.name()));
+      String subnetId = primaryConfig(nic).map(c -> c.subnet() == null ? null : c.subnet().id()).orElseThrow(() ->
+          new ArmCallFailed("GetNetworkInterface", 200, "NoSubnet", "the NIC of instance " + vm.instanceId()
+              + " of scale set " + vm.scaleSet() + " has no primary ipConfiguration with a subnet", false));
+      NicState state = new NicState(node.name(), vm.id(), nicId, subnetId, subnetBlocks(subnetId), nic);
+      state.uniformScaleSet = true;
+      shared.nodes.put(node.name(), state);
+      return attachment(state);
+    } catch (ArmCallFailed f) {
+      shared.nodes.remove(node.name());
+      throw new NodeNetworkException(node.name(), f.code, f.call + " for instance " + vm.instanceId() + " of scale set "
+          + vm.scaleSet() + ": " + f.getMessage(), f.retryable, f);
+    }
+  }
+
   private NodeAttachment attachment(NicState s) {
     List<NetworkInterfaceIpConfigurationInner> cfgs = configs(s.body);
     Ip primary = null;
@@ -236,7 +274,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
       }
     }
     // the limit counts every ipConfiguration, the primary too; other tools' take slots for good
-    int capacity = Math.max(0, settings.ipConfigurationsPerNic() - 1 - foreign);
+    int capacity = s.uniformScaleSet ? 0 : Math.max(0, settings.ipConfigurationsPerNic() - 1 - foreign);
     return new NodeAttachment(s.node, s.nic.id(), s.blocks, primary, secondaries, capacity, marked);
   }
 
@@ -483,6 +521,10 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     adds.putAll(moveIn);
     Map<Ip, Integer> removes = new LinkedHashMap<>(remove);
     removes.putAll(moveOut);
+    if (s.uniformScaleSet) {
+      refuseOnScaleSetNic(s, adds, removes, changes, results);
+      return;
+    }
     // Checks without a call: what cannot be put on this NIC fails alone instead of failing the whole PUT.
     for (var it = adds.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
@@ -645,6 +687,24 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
         }
       }
     }
+  }
+
+  /** Nothing can be written on a Uniform scale set's NIC: what is not already as wanted fails alone. */
+  private static void refuseOnScaleSetNic(NicState s, Map<Ip, Integer> adds, Map<Ip, Integer> removes,
+      List<AddressChange> changes, AddressChangeResult[] results) {
+    Set<Ip> present = new HashSet<>();
+    configs(s.body).forEach(c -> NicEdit.address(c).ifPresent(present::add));
+    for (var e : removes.entrySet()) {
+      AddressChange ch = changes.get(e.getValue());
+      results[e.getValue()] = !present.contains(e.getKey()) && ch.kind() == AddressChange.Kind.DETACH
+          ? AddressChangeResult.applied(ch) : scaleSetRefusal(ch, s);
+    }
+    adds.forEach((ip, i) -> results[i] = scaleSetRefusal(changes.get(i), s));
+  }
+
+  private static AddressChangeResult scaleSetRefusal(AddressChange c, NicState s) {
+    return AddressChangeResult.failed(c, "ScaleSetNicNotWritable", s.where() + " belongs to an instance of a Uniform "
+        + "scale set: its ipConfigurations come from the scale set's model and no NIC PUT can change them", false);
   }
 
   /** Whether the NIC as last seen differs from what the changes want (removals, additions, pools). */

@@ -128,12 +128,38 @@ class AzureNodeNetworkArmTest {
     assertThatThrownBy(() -> network.describe(new NodeRef("y", "azure:///subscriptions/" + SUB + "/resourceGroups/rg/"
         + "providers/Microsoft.Compute/virtualMachineScaleSets/ss/virtualMachines/0", Map.of(), List.of())))
         .isInstanceOfSatisfying(NodeNetworkException.class, e -> assertThat(e.errorCode())
-            .isEqualTo("ScaleSetVmNotSupported"));
+            .isEqualTo("ResourceNotFound"));
     arm.deleteVm(vms.get("n2"));
     assertThatThrownBy(() -> network.describe(node("n2"))).isInstanceOfSatisfying(NodeNetworkException.class, e -> {
       assertThat(e.errorCode()).isEqualTo("ResourceNotFound");
       assertThat(e.getMessage()).contains("GetVirtualMachine", "n2");
     });
+  }
+
+  @Test
+  void scaleSetInstancesFlexibleOnesAreWrittenUniformOnesDescribedReadOnly() throws Exception {
+    vms.put("f1", arm.flexibleScaleSetVm("rg", "flex", "flex_a1b2c3", subnet));
+    assertThat(network.describe(node("f1")).capacity()).isEqualTo(255);
+    List<AddressChangeResult> r = network.apply(List.of(AddressChange.attach(ip("198.51.100.40"), "f1")));
+    assertThat(r.get(0).succeeded()).as(r.get(0).message()).isTrue();
+    assertThat(arm.secondaryAddresses(nic("f1"))).containsOnlyKeys("ipam-egress-198.51.100.40");
+
+    vms.put("u3", arm.uniformScaleSetVm("rg", "workers", "3", subnet));
+    NodeAttachment a = network.describe(node("u3"));
+    assertThat(a.interfaceId()).isEqualToIgnoringCase(vms.get("u3") + "/networkInterfaces/workers-nic");
+    assertThat(a.subnets()).contains(IpRange.parse("198.51.100.0/26"));
+    assertThat(a.primaryAddress()).isNotNull();
+    assertThat(a.capacity()).as("nothing can be added by a NIC PUT").isZero();
+    assertThat(arm.requests()).anySatisfy(x -> assertThat(x.pathAndQuery()).contains("/networkInterfaces/workers-nic")
+        .contains("api-version=" + ArmServer.SCALE_SET_NIC_API));
+    int m = mark();
+    r = network.apply(List.of(AddressChange.attach(ip("198.51.100.41"), "u3"),
+        AddressChange.detach(ip("198.51.100.42"), "u3")));
+    assertThat(r.get(0).errorCode()).isEqualTo("ScaleSetNicNotWritable");
+    assertThat(r.get(0).retryable()).isFalse();
+    assertThat(r.get(0).message()).contains("workers-nic", "u3", "Uniform");
+    assertThat(r.get(1).outcome()).as("not there: done").isEqualTo(AddressChangeResult.Outcome.APPLIED);
+    assertThat(arm.requests().size()).as("no call").isEqualTo(m);
   }
 
   @Test

@@ -53,6 +53,8 @@ import javax.net.ssl.TrustManagerFactory;
 public final class ArmServer implements AutoCloseable {
   public static final String NETWORK_API = "2025-03-01";
   public static final String COMPUTE_API = "2025-04-01";
+  /** The SDK's api-version for the read-only NIC of a Uniform scale-set instance. */
+  public static final String SCALE_SET_NIC_API = "2018-10-01";
   /** The token the server accepts when {@link #requireToken} is set; any bearer token otherwise. */
   public static final int DEFAULT_NIC_LIMIT = 256;
   /** Invented: Azure's code for the 257th ipConfiguration is not documented. */
@@ -132,6 +134,7 @@ public final class ArmServer implements AutoCloseable {
   private final Map<String, Vnet> vnets = new LinkedHashMap<>();
   private final Map<String, Nic> nics = new LinkedHashMap<>();
   private final Map<String, Vm> vms = new LinkedHashMap<>();
+  private final Map<String, String[]> scaleSetVms = new LinkedHashMap<>(); // lower-case id -> {id, nic id, name}
   private final Map<String, Lb> lbs = new LinkedHashMap<>();
   private final Map<String, String> nsgs = new LinkedHashMap<>(); // lower-case id -> id
   private final Map<String, Operation> operations = new HashMap<>();
@@ -493,6 +496,47 @@ public final class ArmServer implements AutoCloseable {
     }
   }
 
+  /**
+   * A VM of a Flexible scale set: an ordinary VM resource ({@link #vm}, NIC PUT and all) whose
+   * {@code virtualMachineScaleSet} names the set. Returns the VM id.
+   */
+  public String flexibleScaleSetVm(String rg, String scaleSet, String name, String subnetId) {
+    String id = vm(rg, name, subnetId, null, List.of());
+    synchronized (lock) {
+      vms.get(id.toLowerCase(Locale.ROOT)).scaleSet = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+          + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + scaleSet;
+    }
+    return id;
+  }
+
+  /**
+   * An instance of a Uniform scale set with its NIC ({@code <set>-nic}, ipconfig1 primary with the
+   * next free address of the subnet). Its NIC is readable only under the instance
+   * ({@code …/virtualMachineScaleSets/S/virtualMachines/I/networkInterfaces/N}, api-version
+   * 2018-10-01) and cannot be PUT: its configurations come from the scale set's model. Returns the
+   * instance id.
+   */
+  public String uniformScaleSetVm(String rg, String scaleSet, String instanceId, String subnetId) {
+    synchronized (lock) {
+      Subnet s = subnet(subnetId).orElseThrow(() -> new IllegalArgumentException("no subnet " + subnetId));
+      String vmId = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+          + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + scaleSet + "/virtualMachines/" + instanceId;
+      Nic nic = new Nic(rg, scaleSet + "-nic");
+      nic.scaleSetVmId = vmId;
+      nic.vmId = vmId;
+      ObjectNode cfg = F.objectNode().put("name", "ipconfig1");
+      ObjectNode props = cfg.putObject("properties");
+      props.put("primary", true).put("privateIPAddress", nextFree(s, true, nic, List.of()).orElseThrow())
+          .put("privateIPAllocationMethod", "Dynamic").put("privateIPAddressVersion", "IPv4");
+      props.putObject("subnet").put("id", s.id());
+      nic.configs.add(cfg);
+      nic.etag = newEtag();
+      nics.put(nic.id().toLowerCase(Locale.ROOT), nic);
+      scaleSetVms.put(vmId.toLowerCase(Locale.ROOT), new String[] {vmId, nic.id(), scaleSet + "_" + instanceId});
+      return vmId;
+    }
+  }
+
   /** Another NIC on a VM (not primary). */
   public String secondNic(String vmId, String subnetId) {
     synchronized (lock) {
@@ -660,9 +704,11 @@ public final class ArmServer implements AutoCloseable {
       this.name = name;
     }
 
+    String scaleSetVmId; // a Uniform scale-set instance's NIC: its id lives under the instance
+
     String id() {
-      return "/subscriptions/" + subscription + "/resourceGroups/" + rg
-          + "/providers/Microsoft.Network/networkInterfaces/" + name;
+      return scaleSetVmId != null ? scaleSetVmId + "/networkInterfaces/" + name : "/subscriptions/" + subscription
+          + "/resourceGroups/" + rg + "/providers/Microsoft.Network/networkInterfaces/" + name;
     }
   }
 
@@ -671,6 +717,7 @@ public final class ArmServer implements AutoCloseable {
     final String name;
     final List<String> nics = new ArrayList<>();
     boolean primaryFlagged;
+    String scaleSet; // a Flexible scale set's VM
 
     Vm(String rg, String name) {
       this.rg = rg;
@@ -888,6 +935,10 @@ public final class ArmServer implements AutoCloseable {
       }
       String provider = low.contains("microsoft.compute") ? "compute" : "network";
       String wanted = "compute".equals(provider) ? COMPUTE_API : NETWORK_API;
+      if (low.contains("virtualmachinescalesets") && low.contains("networkinterfaces")) {
+        provider = "network (scale-set NIC)";
+        wanted = SCALE_SET_NIC_API;
+      }
       String api = q.get("api-version");
       if (api == null) {
         throw new ArmError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required.");
@@ -995,6 +1046,8 @@ public final class ArmServer implements AutoCloseable {
             }
           }
           break;
+        case "virtualmachinescalesets":
+          return scaleSetVm(rg, rest, restLow);
         case "loadbalancers":
           if (rg != null && !rest.isEmpty()) {
             Lb lb = lbs.get(("/subscriptions/" + subscription + "/resourceGroups/" + rg
@@ -1089,6 +1142,37 @@ public final class ArmServer implements AutoCloseable {
     return java.util.Arrays.stream(header.split(",")).map(String::trim).anyMatch(etag::equals);
   }
 
+  /** {@code …/virtualMachineScaleSets/S/virtualMachines/I} and its {@code networkInterfaces/N}. */
+  private Answer scaleSetVm(String rg, List<String> rest, List<String> restLow) {
+    if (rg == null || rest.size() < 3 || !"virtualmachines".equals(restLow.get(1))) {
+      throw new ArmError(404, "InvalidResourceType", "The fake ARM server serves scale-set instances only");
+    }
+    String vmId = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+        + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + rest.get(0) + "/virtualMachines/" + rest.get(2);
+    String[] vm = scaleSetVms.get(vmId.toLowerCase(Locale.ROOT));
+    if (vm == null) {
+      throw notFound("Microsoft.Compute/virtualMachineScaleSets/virtualMachines", rest.get(0) + "/" + rest.get(2), rg);
+    }
+    if (rest.size() == 3) {
+      ObjectNode o = F.objectNode().put("name", vm[2]).put("id", vm[0]).put("instanceId", rest.get(2))
+          .put("type", "Microsoft.Compute/virtualMachineScaleSets/virtualMachines").put("location", location);
+      ObjectNode props = o.putObject("properties").put("provisioningState", "Succeeded")
+          .put("latestModelApplied", true);
+      props.putObject("osProfile").put("computerName", vm[2]);
+      props.putObject("networkProfile").putArray("networkInterfaces").addObject().put("id", vm[1])
+          .putObject("properties").put("primary", true);
+      return Answer.ok(o);
+    }
+    if (rest.size() == 5 && "networkinterfaces".equals(restLow.get(3))) {
+      Nic nic = nics.get((vm[0] + "/networkInterfaces/" + rest.get(4)).toLowerCase(Locale.ROOT));
+      if (nic == null) {
+        throw notFound("networkInterfaces", rest.get(4), rg);
+      }
+      return new Answer(200, nicJson(nic), Map.of("ETag", nic.etag));
+    }
+    throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + String.join("/", rest));
+  }
+
   private ArmError notFound(String type, String name, String rg) {
     return new ArmError(404, "ResourceNotFound", "The Resource '" + type + "/" + name + "' under resource group '"
         + rg + "' was not found.");
@@ -1115,6 +1199,9 @@ public final class ArmServer implements AutoCloseable {
         .toString()).put("provisioningState", "Succeeded");
     props.putObject("osProfile").put("computerName", vm.name);
     props.putObject("hardwareProfile").put("vmSize", "Standard_D2s_v3");
+    if (vm.scaleSet != null) {
+      props.putObject("virtualMachineScaleSet").put("id", vm.scaleSet);
+    }
     ArrayNode refs = props.putObject("networkProfile").putArray("networkInterfaces");
     String primary = vm.nics.get(vm.nics.size() - 1);
     for (String n : vm.nics) {
@@ -1141,7 +1228,8 @@ public final class ArmServer implements AutoCloseable {
     if (nic.vmId != null) {
       props.putObject("virtualMachine").put("id", nic.vmId);
       Vm vm = vms.get(nic.vmId.toLowerCase(Locale.ROOT));
-      props.put("primary", vm != null && vm.nics.get(vm.nics.size() - 1).equalsIgnoreCase(nic.id()));
+      props.put("primary", vm == null ? nic.scaleSetVmId != null : vm.nics.get(vm.nics.size() - 1)
+          .equalsIgnoreCase(nic.id()));
     }
     ObjectNode dns = props.putObject("dnsSettings");
     nic.dnsServers.forEach(dns.putArray("dnsServers")::add);
