@@ -1,6 +1,8 @@
 package org.ipamoperators.cloud.azure;
 
+import com.azure.core.credential.AccessToken;
 import com.azure.core.credential.TokenCredential;
+import com.azure.core.credential.TokenRequestContext;
 import com.azure.core.http.HttpClient;
 import com.azure.core.http.HttpPipeline;
 import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
@@ -9,8 +11,6 @@ import com.azure.core.http.policy.HttpLogOptions;
 import com.azure.core.http.policy.RetryPolicy;
 import com.azure.core.management.AzureEnvironment;
 import com.azure.core.management.profile.AzureProfile;
-import com.azure.core.credential.AccessToken;
-import com.azure.core.credential.TokenRequestContext;
 import com.azure.identity.AadCredentialBuilderBase;
 import com.azure.identity.AzureAuthorityHosts;
 import com.azure.identity.ChainedTokenCredentialBuilder;
@@ -34,8 +34,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Builds the SDK clients: one pipeline (the SDK's standard policies: bearer token, the
- * {@code Retry-After}-aware retry of 408/429/5xx, request ids) on the JDK HTTP client, shared by
- * the network and compute clients. No netty.
+ * {@code Retry-After}-aware retry of 408/429/5xx, request ids; plus {@link PutIfMatchPolicy} and
+ * {@link NoBodyNoContentLengthPolicy}) on the JDK HTTP client, shared by the network and compute
+ * clients, and the credential chain. No netty.
  */
 public final class AzureClients {
   private AzureClients() {}
