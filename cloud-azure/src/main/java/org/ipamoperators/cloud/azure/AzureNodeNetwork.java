@@ -62,6 +62,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Conflicts ({@code PrivateIPAddressIsAllocated}, a stale etag, {@code AnotherOperationInProgress},
  * a dependency still {@code Updating}) are retried here with exponential backoff and a fresh GET;
+ * which address is taken, and by what, comes from {@code CheckIPAddressAvailability} and the VNet's
+ * expanded subnets, never from Azure's message text;
  * throttling (429 with {@code Retry-After}) and 5xx are retried by the SDK's pipeline first. One
  * NIC's failure never stops another's; each failure names the call, the node, the NIC and Azure's
  * error code.
