@@ -27,6 +27,7 @@ public final class AzureContext {
   public static final String SETTING_RESOURCE_GROUP = "azure.resource-group";
   public static final String SETTING_NETWORK_RESOURCE_GROUP = "azure.network-resource-group";
   public static final String SETTING_ENDPOINT = "azure.endpoint";
+  public static final String SETTING_CREDENTIAL_ORDER = "azure.credential-order";
 
   private AzureContext() {}
 
@@ -82,6 +83,10 @@ public final class AzureContext {
     } else if (id != null || key != null) {
       throw new IllegalArgumentException("the credentials Secret needs azure_tenant_id, azure_client_id and "
           + "azure_client_secret together");
+    }
+    String order = blankToNull(settings.get(SETTING_CREDENTIAL_ORDER));
+    if (order != null) {
+      s = s.withCredentialOrder(CredentialKind.parseOrder(order));
     }
     return s;
   }

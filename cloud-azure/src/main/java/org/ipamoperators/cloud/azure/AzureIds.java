@@ -11,6 +11,8 @@ final class AzureIds {
       "^/subscriptions/([^/]+)/resourceGroups/([^/]+)/providers/([^/]+/[^/]+)/([^/]+)(/.*)?$",
       Pattern.CASE_INSENSITIVE);
   private static final Pattern SCALE_SET = Pattern.compile("/virtualMachineScaleSets/", Pattern.CASE_INSENSITIVE);
+  private static final Pattern SCALE_SET_VM = Pattern.compile("^azure:///subscriptions/([^/]+)/resourceGroups/([^/]+)/"
+      + "providers/Microsoft\\.Compute/virtualMachineScaleSets/([^/]+)/virtualMachines/([^/]+)$", Pattern.CASE_INSENSITIVE);
 
   private AzureIds() {}
 
@@ -42,6 +44,26 @@ final class AzureIds {
       return Optional.empty();
     }
     return parse(path).filter(i -> i.type().equalsIgnoreCase("Microsoft.Compute/virtualMachines"));
+  }
+
+  /** An instance of a Uniform scale set, as its node's providerID names it. */
+  record ScaleSetVm(String subscription, String resourceGroup, String scaleSet, String instanceId) {
+    String id() {
+      return "/subscriptions/" + subscription + "/resourceGroups/" + resourceGroup
+          + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + scaleSet + "/virtualMachines/" + instanceId;
+    }
+
+    /** Its NIC {@code name} as an {@link Id} whose {@link Id#id()} is the NIC's full id under the instance. */
+    Id nic(String name) {
+      return new Id(subscription, resourceGroup, "Microsoft.Compute/virtualMachineScaleSets/" + scaleSet
+          + "/virtualMachines/" + instanceId + "/networkInterfaces", name);
+    }
+  }
+
+  /** {@code azure:///subscriptions/S/resourceGroups/RG/providers/Microsoft.Compute/virtualMachineScaleSets/SS/virtualMachines/I}. */
+  static Optional<ScaleSetVm> scaleSetVmOfProviderId(String providerId) {
+    Matcher m = SCALE_SET_VM.matcher(providerId == null ? "" : providerId.trim());
+    return m.matches() ? Optional.of(new ScaleSetVm(m.group(1), m.group(2), m.group(3), m.group(4))) : Optional.empty();
   }
 
   static boolean isScaleSet(String providerId) {

@@ -2,12 +2,10 @@ package org.ipamoperators.cloud.azure;
 
 import com.azure.core.credential.TokenCredential;
 import com.azure.core.http.HttpClient;
-import com.azure.core.http.HttpHeaderName;
-import com.azure.core.http.HttpHeaders;
-import com.azure.core.http.policy.AddHeadersFromContextPolicy;
 import com.azure.core.util.Context;
 import com.azure.resourcemanager.compute.fluent.models.VirtualMachineInner;
 import com.azure.resourcemanager.compute.models.NetworkInterfaceReference;
+import com.azure.resourcemanager.network.fluent.models.BackendAddressPoolInner;
 import com.azure.resourcemanager.network.fluent.models.IpConfigurationInner;
 import com.azure.resourcemanager.network.fluent.models.NetworkInterfaceInner;
 import com.azure.resourcemanager.network.fluent.models.NetworkInterfaceIpConfigurationInner;
@@ -19,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,6 +62,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Conflicts ({@code PrivateIPAddressIsAllocated}, a stale etag, {@code AnotherOperationInProgress},
  * a dependency still {@code Updating}) are retried here with exponential backoff and a fresh GET;
+ * which address is taken, and by what, comes from {@code CheckIPAddressAvailability} and the VNet's
+ * expanded subnets, never from Azure's message text;
  * throttling (429 with {@code Retry-After}) and 5xx are retried by the SDK's pipeline first. One
  * NIC's failure never stops another's; each failure names the call, the node, the NIC and Azure's
  * error code.
@@ -70,9 +71,6 @@ import org.slf4j.LoggerFactory;
 public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AzureNodeNetwork.class);
   private static final Duration SUBNET_TTL = Duration.ofMinutes(5);
-  private static final Pattern ALLOCATED_IP = Pattern.compile("private IP address (\\S+?) which", Pattern.CASE_INSENSITIVE);
-  private static final Pattern ALLOCATED_TO = Pattern.compile("allocated to resource (\\S+?)\\.?$", Pattern.CASE_INSENSITIVE);
-  private static final Pattern OUTBOUND_POOL = Pattern.compile("Backend Address Pool (\\S+) that", Pattern.CASE_INSENSITIVE);
   private static final Pattern SUBNET_ID = Pattern.compile(
       "^/subscriptions/[^/]+/resourceGroups/([^/]+)/providers/Microsoft\\.Network/virtualNetworks/([^/]+)/subnets/([^/]+)$",
       Pattern.CASE_INSENSITIVE);
@@ -116,6 +114,8 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     final String subnetId;
     final List<IpRange> blocks;
     volatile NetworkInterfaceInner body;
+    /** A Uniform scale set's instance: its NIC is read-only (the set's model decides it). */
+    volatile boolean uniformScaleSet;
 
     NicState(String node, String vmId, AzureIds.Id nic, String subnetId, List<IpRange> blocks, NetworkInterfaceInner body) {
       this.node = node;
@@ -182,9 +182,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   @Override
   public NodeAttachment describe(NodeRef node) throws NodeNetworkException {
     if (AzureIds.isScaleSet(node.providerId())) {
-      throw new NodeNetworkException(node.name(), "ScaleSetVmNotSupported", "spec.providerID '" + node.providerId()
-          + "' names a scale-set VM, whose NICs come from the scale-set model and cannot be changed by a NIC PUT",
-          false, null);
+      return describeUniformInstance(node);
     }
     AzureIds.Id vm = AzureIds.vmOfProviderId(node.providerId()).orElseThrow(() -> new NodeNetworkException(node.name(),
         "InvalidProviderID", "spec.providerID '" + node.providerId() + "' names no Azure VM (expected azure:///"
@@ -220,6 +218,44 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     }
   }
 
+  /**
+   * A Uniform scale set's instance: its NIC, read under the instance, is described (addresses,
+   * subnet) with no room, because its configurations come from the scale set's model and no NIC
+   * PUT can change them. (A Flexible scale set's VMs are ordinary VMs: the providerID names them
+   * as such and they are handled like any VM.)
+   */
+  private NodeAttachment describeUniformInstance(NodeRef node) throws NodeNetworkException {
+    AzureIds.ScaleSetVm vm = AzureIds.scaleSetVmOfProviderId(node.providerId()).orElseThrow(() ->
+        new NodeNetworkException(node.name(), "InvalidProviderID", "spec.providerID '" + node.providerId()
+            + "' names no scale-set instance (expected azure:///subscriptions/<sub>/resourceGroups/<rg>/providers/"
+            + "Microsoft.Compute/virtualMachineScaleSets/<set>/virtualMachines/<instance>)", false, null));
+    try {
+      var v = call("GetVirtualMachineScaleSetVM", () -> clients.compute().getVirtualMachineScaleSetVMs()
+          .get(vm.resourceGroup(), vm.scaleSet(), vm.instanceId()));
+      List<NetworkInterfaceReference> refs = v.networkProfile() == null || v.networkProfile().networkInterfaces() == null
+          ? List.of() : v.networkProfile().networkInterfaces();
+      NetworkInterfaceReference primaryRef = refs.size() == 1 ? refs.get(0) : refs.stream()
+          .filter(r -> Boolean.TRUE.equals(r.primary())).findFirst().orElseThrow(() -> new ArmCallFailed(
+              "GetVirtualMachineScaleSetVM", 200, "NoPrimaryNetworkInterface", "instance " + vm.instanceId()
+              + " of scale set " + vm.scaleSet() + " has " + refs.size() + " network interfaces and none is primary",
+              false));
+      AzureIds.Id nicId = vm.nic(AzureIds.last(primaryRef.id()));
+      NetworkInterfaceInner nic = call("GetNetworkInterface", () -> clients.network().getNetworkInterfaces()
+          .getVirtualMachineScaleSetNetworkInterface(vm.resourceGroup(), vm.scaleSet(), vm.instanceId(), nicId.name()));
+      String subnetId = primaryConfig(nic).map(c -> c.subnet() == null ? null : c.subnet().id()).orElseThrow(() ->
+          new ArmCallFailed("GetNetworkInterface", 200, "NoSubnet", "the NIC of instance " + vm.instanceId()
+              + " of scale set " + vm.scaleSet() + " has no primary ipConfiguration with a subnet", false));
+      NicState state = new NicState(node.name(), vm.id(), nicId, subnetId, subnetBlocks(subnetId), nic);
+      state.uniformScaleSet = true;
+      shared.nodes.put(node.name(), state);
+      return attachment(state);
+    } catch (ArmCallFailed f) {
+      shared.nodes.remove(node.name());
+      throw new NodeNetworkException(node.name(), f.code, f.call + " for instance " + vm.instanceId() + " of scale set "
+          + vm.scaleSet() + ": " + f.getMessage(), f.retryable, f);
+    }
+  }
+
   private NodeAttachment attachment(NicState s) {
     List<NetworkInterfaceIpConfigurationInner> cfgs = configs(s.body);
     Ip primary = null;
@@ -240,7 +276,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
       }
     }
     // the limit counts every ipConfiguration, the primary too; other tools' take slots for good
-    int capacity = Math.max(0, settings.ipConfigurationsPerNic() - 1 - foreign);
+    int capacity = s.uniformScaleSet ? 0 : Math.max(0, settings.ipConfigurationsPerNic() - 1 - foreign);
     return new NodeAttachment(s.node, s.nic.id(), s.blocks, primary, secondaries, capacity, marked);
   }
 
@@ -487,6 +523,10 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     adds.putAll(moveIn);
     Map<Ip, Integer> removes = new LinkedHashMap<>(remove);
     removes.putAll(moveOut);
+    if (s.uniformScaleSet) {
+      refuseOnScaleSetNic(s, adds, removes, changes, results);
+      return;
+    }
     // Checks without a call: what cannot be put on this NIC fails alone instead of failing the whole PUT.
     for (var it = adds.entrySet().iterator(); it.hasNext(); ) {
       var e = it.next();
@@ -515,6 +555,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     // the PUT never carries back a stale copy of other tools' configurations, whether or not Azure
     // enforces the If-Match it also gets.
     boolean fresh = true;
+    Set<Ip> present = new HashSet<>(); // on the NIC as read for the last PUT
     for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
       ArmCallFailed failure;
       synchronized (shared.nicLocks.computeIfAbsent(s.nic.id().toLowerCase(java.util.Locale.ROOT), k -> new Object())) {
@@ -531,6 +572,8 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
           List<NetworkInterfaceIpConfigurationInner> cfgs = new ArrayList<>(configs(nic));
           Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
           cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
+          present.clear();
+          present.addAll(byIp.keySet());
           // removals: only this operator's; other tools' are skipped, absent ones are done
           Set<Ip> toRemove = new TreeSet<>();
           for (var e : removes.entrySet()) {
@@ -584,9 +627,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
           NicEdit.Plan plan = NicEdit.plan(cfgs, toRemove, toAdd, s.subnetId, pools, true);
           if (plan.changed()) {
             NetworkInterfaceInner body = nic.withIpConfigurations(plan.configs());
-            Context ctx = nic.etag() == null ? Context.NONE : new Context(
-                AddHeadersFromContextPolicy.AZURE_REQUEST_HTTP_HEADERS_KEY,
-                new HttpHeaders().set(HttpHeaderName.IF_MATCH, nic.etag()));
+            Context ctx = PutIfMatchPolicy.context(nic.etag());
             s.body = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
                 .createOrUpdate(s.nic.resourceGroup(), s.nic.name(), body, ctx));
           }
@@ -619,25 +660,12 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
       // A conflict on one address: drop it (it fails alone) and PUT the rest, or free it from a
       // stale NIC of this operator's and try again.
       if ("PrivateIPAddressIsAllocated".equals(failure.code)) {
-        Optional<Ip> ip = allocatedAddress(failure.getMessage());
-        Optional<String> holder = allocatedTo(failure.getMessage());
-        if (ip.isPresent() && adds.containsKey(ip.get())) {
-          if (holder.isPresent() && releaseStale(holder.get(), ip.get(), s)) {
-            continue; // freed where this operator left it: retry at once
-          }
-          int i = adds.get(ip.get());
-          results[i] = AddressChangeResult.failed(changes.get(i), failure.code, "PutNetworkInterface on " + s.where()
-              + ": " + failure.getMessage() + (holder.isEmpty() ? " (Azure keeps a released address for minutes"
-              + " before it can go to another NIC: the address is on no NIC until then)" : ""), true);
-          dropped.add(ip.get());
+        if (dropConflicts(s, adds, present, changes, results, dropped, failure)) {
           continue;
         }
       } else if ("OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs"
           .equals(failure.code)) {
-        Matcher m = OUTBOUND_POOL.matcher(failure.getMessage());
-        if (m.find() && shared.outboundPools.add(m.group(1))) {
-          LOG.warn("backend pool {} has an outbound rule: egress ipConfigurations stay out of it (no outbound "
-              + "connectivity through it for them)", m.group(1));
+        if (learnOutboundPools(s)) {
           continue;
         }
       }
@@ -661,6 +689,24 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
         }
       }
     }
+  }
+
+  /** Nothing can be written on a Uniform scale set's NIC: what is not already as wanted fails alone. */
+  private static void refuseOnScaleSetNic(NicState s, Map<Ip, Integer> adds, Map<Ip, Integer> removes,
+      List<AddressChange> changes, AddressChangeResult[] results) {
+    Set<Ip> present = new HashSet<>();
+    configs(s.body).forEach(c -> NicEdit.address(c).ifPresent(present::add));
+    for (var e : removes.entrySet()) {
+      AddressChange ch = changes.get(e.getValue());
+      results[e.getValue()] = !present.contains(e.getKey()) && ch.kind() == AddressChange.Kind.DETACH
+          ? AddressChangeResult.applied(ch) : scaleSetRefusal(ch, s);
+    }
+    adds.forEach((ip, i) -> results[i] = scaleSetRefusal(changes.get(i), s));
+  }
+
+  private static AddressChangeResult scaleSetRefusal(AddressChange c, NicState s) {
+    return AddressChangeResult.failed(c, "ScaleSetNicNotWritable", s.where() + " belongs to an instance of a Uniform "
+        + "scale set: its ipConfigurations come from the scale set's model and no NIC PUT can change them", false);
   }
 
   /** Whether the NIC as last seen differs from what the changes want (removals, additions, pools). */
@@ -691,21 +737,104 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     return ip.equals(block.last());
   }
 
-  static Optional<Ip> allocatedAddress(String message) {
-    Matcher m = ALLOCATED_IP.matcher(message == null ? "" : message);
-    if (m.find()) {
-      try {
-        return Optional.of(Ip.parse(m.group(1)));
-      } catch (RuntimeException e) {
-        return Optional.empty();
-      }
+  /**
+   * After {@code PrivateIPAddressIsAllocated}: which of the addresses this PUT adds are taken, from
+   * {@code CheckIPAddressAvailability} and, for those, who holds them from the VNet's expanded
+   * subnets (Azure's message is prose, not a contract). A holder that is this operator's own
+   * configuration on another NIC is taken off there; every other taken address fails alone. False
+   * when no address could be named (the PUT is then retried as a whole).
+   */
+  private boolean dropConflicts(NicState s, Map<Ip, Integer> adds, Set<Ip> onNic, List<AddressChange> changes,
+      AddressChangeResult[] results, Set<Ip> dropped, ArmCallFailed failure) {
+    List<Ip> candidates = adds.entrySet().stream().filter(e -> !dropped.contains(e.getKey())
+        && !onNic.contains(e.getKey()) && (results[e.getValue()] == null
+        || results[e.getValue()].outcome() != AddressChangeResult.Outcome.FAILED)).map(Map.Entry::getKey).toList();
+    Map<Ip, Optional<String>> taken;
+    try {
+      taken = takenAddresses(s.subnetId, candidates);
+    } catch (ArmCallFailed f) {
+      LOG.info("could not find which address of {} is allocated elsewhere: {}", s.where(), f.describe());
+      return false;
     }
-    return Optional.empty();
+    boolean named = false;
+    for (var e : taken.entrySet()) {
+      Ip ip = e.getKey();
+      Optional<String> holder = e.getValue();
+      named = true;
+      if (holder.isPresent() && releaseStale(holder.get(), ip, s)) {
+        continue; // freed where this operator left it: the next attempt takes it
+      }
+      int i = adds.get(ip);
+      results[i] = AddressChangeResult.failed(changes.get(i), failure.code, "PutNetworkInterface on " + s.where()
+          + ": " + ip + " is allocated to " + holder.orElse("no listed resource") + " (Azure: " + failure.getMessage()
+          + ")" + (holder.isEmpty() ? "; Azure keeps a released address for minutes before it can go to another NIC:"
+          + " the address is on no NIC until then" : ""), true);
+      dropped.add(ip);
+    }
+    return named;
   }
 
-  static Optional<String> allocatedTo(String message) {
-    Matcher m = ALLOCATED_TO.matcher(message == null ? "" : message.trim());
-    return m.find() && m.group(1).contains("/") ? Optional.of(m.group(1)) : Optional.empty();
+  /** The candidates Azure says are not available, each with the id of what holds it when one is listed. */
+  private Map<Ip, Optional<String>> takenAddresses(String subnetId, List<Ip> candidates) {
+    Matcher m = SUBNET_ID.matcher(subnetId);
+    if (!m.matches() || candidates.isEmpty()) {
+      return Map.of();
+    }
+    String rg = m.group(1);
+    String vnet = m.group(2);
+    List<Ip> taken = new ArrayList<>();
+    for (Ip ip : candidates) {
+      var answer = call("CheckIPAddressAvailability", () -> clients.network().getVirtualNetworks()
+          .checkIpAddressAvailability(rg, vnet, ip.toString()));
+      if (answer == null || !Boolean.TRUE.equals(answer.available())) {
+        taken.add(ip);
+      }
+    }
+    if (taken.isEmpty()) {
+      return Map.of();
+    }
+    VirtualNetworkInner full = call("GetVirtualNetwork", () -> clients.network().getVirtualNetworks()
+        .getByResourceGroupWithResponse(rg, vnet, "subnets/ipConfigurations", Context.NONE).getValue());
+    Map<Ip, String> holders = new HashMap<>();
+    for (SubnetInner sub : full.subnets() == null ? List.<SubnetInner>of() : full.subnets()) {
+      for (IpConfigurationInner c : sub.ipConfigurations() == null ? List.<IpConfigurationInner>of()
+          : sub.ipConfigurations()) {
+        if (c.privateIpAddress() != null && c.id() != null) {
+          holders.put(Ip.parse(c.privateIpAddress()), c.id());
+        }
+      }
+    }
+    Map<Ip, Optional<String>> out = new LinkedHashMap<>();
+    taken.forEach(ip -> out.put(ip, Optional.ofNullable(holders.get(ip))));
+    return out;
+  }
+
+  /**
+   * After {@code OutboundRuleCannotBeUsed…}: the primary's pools that an outbound rule references,
+   * read from the pools themselves. True when one was newly found (retry without it).
+   */
+  private boolean learnOutboundPools(NicState s) {
+    boolean found = false;
+    NetworkInterfaceIpConfigurationInner primary = primaryConfig(s.body).orElse(null);
+    for (String poolId : NicEdit.wantedPools(primary, policy, shared.outboundPools)) {
+      Optional<AzureIds.Id> lb = AzureIds.parse(poolId);
+      if (lb.isEmpty()) {
+        continue;
+      }
+      try {
+        BackendAddressPoolInner p = call("GetLoadBalancerBackendAddressPool", () -> clients.network()
+            .getLoadBalancerBackendAddressPools().get(lb.get().resourceGroup(), lb.get().name(), AzureIds.last(poolId)));
+        boolean outbound = p.outboundRule() != null || p.outboundRules() != null && !p.outboundRules().isEmpty();
+        if (outbound && shared.outboundPools.add(poolId)) {
+          found = true;
+          LOG.warn("backend pool {} has an outbound rule: egress ipConfigurations stay out of it (no outbound "
+              + "connectivity through it for them)", poolId);
+        }
+      } catch (ArmCallFailed f) {
+        LOG.info("could not read backend pool {}: {}", poolId, f.describe());
+      }
+    }
+    return found;
   }
 
   /**
@@ -730,9 +859,7 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
         NicEdit.Plan plan = NicEdit.plan(configs(nic), Set.of(ip), Set.of(), null, List.of(), false);
         if (plan.changed()) {
           nic.withIpConfigurations(plan.configs());
-          Context ctx = nic.etag() == null ? Context.NONE : new Context(
-              AddHeadersFromContextPolicy.AZURE_REQUEST_HTTP_HEADERS_KEY,
-              new HttpHeaders().set(HttpHeaderName.IF_MATCH, nic.etag()));
+          Context ctx = PutIfMatchPolicy.context(nic.etag());
           NetworkInterfaceInner after = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
               .createOrUpdate(nicId.get().resourceGroup(), nicId.get().name(), nic, ctx));
           shared.nodes.values().stream().filter(n -> AzureIds.same(n.nic.id(), nicId.get().id()))

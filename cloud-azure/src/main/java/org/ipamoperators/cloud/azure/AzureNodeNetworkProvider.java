@@ -61,7 +61,10 @@ public final class AzureNodeNetworkProvider implements NodeNetworkProvider {
         new ProviderSetting(AzureContext.SETTING_NETWORK_RESOURCE_GROUP, "resource group of the virtual networks "
             + "(default: Infrastructure's networkResourceGroupName, else the VMs')"),
         new ProviderSetting(AzureContext.SETTING_ENDPOINT, "Azure Resource Manager endpoint instead of the cloud's "
-            + "(Azure Stack, tests)"));
+            + "(Azure Stack, tests)"),
+        new ProviderSetting(AzureContext.SETTING_CREDENTIAL_ORDER, "credential chain order, comma-separated from "
+            + "client-secret, workload-identity, managed-identity (default: the Secret's service principal when the "
+            + "Secret exists, then workload identity, then managed identity)"));
   }
 
   @Override
@@ -76,8 +79,7 @@ public final class AzureNodeNetworkProvider implements NodeNetworkProvider {
           context.secret(CREDENTIALS_SECRET));
       LOG.info("Azure subscription {}, resource group {} (networks in {}), {}{}, credentials: {}", s.subscriptionId(),
           s.resourceGroup(), s.vnetResourceGroup(), s.cloud(), s.endpoint() == null ? "" : " at " + s.endpoint(),
-          s.clientSecret() == null ? "workload or managed identity"
-              : "workload or managed identity, then Secret " + CREDENTIALS_SECRET);
+          AzureClients.describeChain(s, System.getenv()));
       return factory.apply(s);
     } catch (IllegalArgumentException e) {
       throw new NodeNetworkException(NAME, "InvalidSettings", e.getMessage(), false, e);

@@ -124,15 +124,7 @@ class NicEditTest {
   }
 
   @Test
-  void azuresErrorMessagesNameTheAddressTheHolderAndTheProviderIdTheVm() {
-    // reference §1.9, PrivateIPAddressIsAllocated
-    String m = "IP configuration " + P + "/networkInterfaces/nic2/ipConfigurations/ipam-egress-10.0.1.50 is using the "
-        + "private IP address 10.0.1.50 which is already allocated to resource " + P
-        + "/networkInterfaces/nic1/ipConfigurations/ipam-egress-10.0.1.50.";
-    assertThat(AzureNodeNetwork.allocatedAddress(m)).contains(Ip.parse("10.0.1.50"));
-    assertThat(AzureNodeNetwork.allocatedTo(m)).contains(P + "/networkInterfaces/nic1/ipConfigurations/ipam-egress-10.0.1.50");
-    assertThat(AzureNodeNetwork.allocatedTo("IP configuration x is using the private IP address 10.0.1.50 which is "
-        + "already allocated to resource (being cleaned up).")).isEmpty();
+  void theProviderIdNamesTheVm() {
     assertThat(AzureIds.vmOfProviderId("azure:///subscriptions/S/resourceGroups/rg-1/providers/Microsoft.Compute/"
         + "virtualMachines/worker-1")).hasValueSatisfying(id -> {
           assertThat(id.resourceGroup()).isEqualTo("rg-1");

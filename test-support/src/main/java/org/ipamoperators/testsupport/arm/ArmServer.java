@@ -53,6 +53,8 @@ import javax.net.ssl.TrustManagerFactory;
 public final class ArmServer implements AutoCloseable {
   public static final String NETWORK_API = "2025-03-01";
   public static final String COMPUTE_API = "2025-04-01";
+  /** The SDK's api-version for the read-only NIC of a Uniform scale-set instance. */
+  public static final String SCALE_SET_NIC_API = "2018-10-01";
   /** The token the server accepts when {@link #requireToken} is set; any bearer token otherwise. */
   public static final int DEFAULT_NIC_LIMIT = 256;
   /** Invented: Azure's code for the 257th ipConfiguration is not documented. */
@@ -71,6 +73,21 @@ public final class ArmServer implements AutoCloseable {
 
     public boolean isNicPut() {
       return "PUT".equals(method) && path().toLowerCase(Locale.ROOT).contains("/networkinterfaces/");
+    }
+
+    /** The conditional headers it carried ({@code if-match}, {@code if-none-match}), empty when none. */
+    public Map<String, String> conditions() {
+      Map<String, String> out = new java.util.TreeMap<>();
+      for (String h : List.of("if-match", "if-none-match")) {
+        if (headers.containsKey(h)) {
+          out.put(h, headers.get(h));
+        }
+      }
+      return out;
+    }
+
+    public boolean isOperationPoll() {
+      return "GET".equals(method) && path().toLowerCase(Locale.ROOT).contains("/operations/");
     }
   }
 
@@ -117,7 +134,9 @@ public final class ArmServer implements AutoCloseable {
   private final Map<String, Vnet> vnets = new LinkedHashMap<>();
   private final Map<String, Nic> nics = new LinkedHashMap<>();
   private final Map<String, Vm> vms = new LinkedHashMap<>();
+  private final Map<String, String[]> scaleSetVms = new LinkedHashMap<>(); // lower-case id -> {id, nic id, name}
   private final Map<String, Lb> lbs = new LinkedHashMap<>();
+  private final Map<String, String> nsgs = new LinkedHashMap<>(); // lower-case id -> id
   private final Map<String, Operation> operations = new HashMap<>();
   private final List<String[]> otherHolders = new ArrayList<>(); // {id, subnetId, ip}
   private final Map<String, Instant> quarantine = new HashMap<>(); // ip -> released at
@@ -129,6 +148,10 @@ public final class ArmServer implements AutoCloseable {
   private int pageSize = 50;
   private Duration quarantineTime = Duration.ZERO;
   private boolean enforceIfMatch = true;
+  private boolean conditionalReads = true;
+  private final Map<String, String> rewordings = new HashMap<>();
+  private final Map<String, String> tokenKinds = new LinkedHashMap<>(); // token -> kind
+  private final java.util.Set<String> deniedKinds = new java.util.HashSet<>();
   private final List<String[]> failOperations = new ArrayList<>(); // {code, message}
   private final TokenBucket reads = new TokenBucket(250, 25);
   private final TokenBucket writes = new TokenBucket(200, 10);
@@ -280,6 +303,66 @@ public final class ArmServer implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Whether GETs evaluate conditional headers as HTTP does (default true): on a NIC GET a stale
+   * {@code If-Match} is 412 and a matching {@code If-None-Match} 304; the operation resource has no
+   * etag, so any {@code If-Match} on a poll is 412 (and {@code If-None-Match: *} too). A client whose
+   * PUT's {@code If-Match} leaks onto the polls or the final GET fails here as it risks to on Azure.
+   */
+  public ArmServer conditionalReads(boolean on) {
+    synchronized (lock) {
+      conditionalReads = on;
+    }
+    return this;
+  }
+
+  /**
+   * Errors with {@code code} answer with {@code message} instead of the server's wording (which
+   * names addresses, holders and pools as Azure's does): Azure's prose is not a contract, and a
+   * client must get what it needs from codes and structured calls.
+   */
+  public ArmServer reword(String code, String message) {
+    synchronized (lock) {
+      rewordings.put(code, message);
+    }
+    return this;
+  }
+
+  /** Token kinds this server issues: a service principal's secret, a federated (workload) token, a managed identity. */
+  public static final String CLIENT_SECRET = "client-secret";
+  public static final String WORKLOAD_IDENTITY = "workload-identity";
+  public static final String MANAGED_IDENTITY = "managed-identity";
+
+  /**
+   * Requests whose bearer token was issued for one of {@code kinds} get 403 {@code AuthorizationFailed}
+   * (an identity that authenticates but has no role assignment on the resources).
+   */
+  public ArmServer deny(String... kinds) {
+    synchronized (lock) {
+      deniedKinds.clear();
+      deniedKinds.addAll(List.of(kinds));
+    }
+    return this;
+  }
+
+  /** The kind a token was issued for ({@link #CLIENT_SECRET}...), empty for a token this server did not issue. */
+  public Optional<String> tokenKind(String token) {
+    synchronized (lock) {
+      return Optional.ofNullable(tokenKinds.get(token));
+    }
+  }
+
+  /** The kinds of the bearer tokens the recorded ARM requests carried, in order (one per request). */
+  public List<String> tokenKindsUsed() {
+    return requests().stream().filter(r -> r.headers().containsKey("authorization"))
+        .map(r -> tokenKind(r.headers().get("authorization").replaceFirst("^Bearer ", "")).orElse("foreign")).toList();
+  }
+
+  /** The Microsoft Entra authority host to give a credential: this server's token endpoint. */
+  public String authorityHost() {
+    return endpoint().toString();
+  }
+
   public ArmServer inject(Fault fault) {
     synchronized (lock) {
       faults.add(fault);
@@ -332,6 +415,43 @@ public final class ArmServer implements AutoCloseable {
     }
   }
 
+  /** A network security group (only its existence: NIC PUTs may reference it); its id. */
+  public String networkSecurityGroup(String rg, String name) {
+    synchronized (lock) {
+      String id = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+          + "/providers/Microsoft.Network/networkSecurityGroups/" + name;
+      nsgs.put(id.toLowerCase(Locale.ROOT), id);
+      return id;
+    }
+  }
+
+  /**
+   * The NIC's own settings, as an administrator or the installer set them: its NSG (null: none),
+   * DNS servers, accelerated networking, IP forwarding and tags. A later PUT replaces them with
+   * what its body carries, as Azure does: a client that leaves them out removes them.
+   */
+  public void nicSettings(String nicId, String nsgId, List<String> dnsServers, boolean acceleratedNetworking,
+      boolean ipForwarding, Map<String, String> tags) {
+    synchronized (lock) {
+      Nic nic = nics.get(nicId.toLowerCase(Locale.ROOT));
+      nic.nsgId = nsgId;
+      nic.dnsServers = List.copyOf(dnsServers);
+      nic.acceleratedNetworking = acceleratedNetworking;
+      nic.ipForwarding = ipForwarding;
+      nic.tags = F.objectNode();
+      tags.forEach(nic.tags::put);
+      nic.etag = newEtag();
+    }
+  }
+
+  /** The NIC as a GET shows it (a copy), or null. */
+  public ObjectNode nic(String nicId) {
+    synchronized (lock) {
+      Nic nic = nics.get(nicId.toLowerCase(Locale.ROOT));
+      return nic == null ? null : nicJson(nic);
+    }
+  }
+
   /** An LB frontend holding a private address of a subnet. */
   public void loadBalancerFrontend(String lbId, String name, String subnetId, String ip) {
     synchronized (lock) {
@@ -373,6 +493,47 @@ public final class ArmServer implements AutoCloseable {
       vm.nics.add(nic.id());
       vms.put(vm.id().toLowerCase(Locale.ROOT), vm);
       return vm.id();
+    }
+  }
+
+  /**
+   * A VM of a Flexible scale set: an ordinary VM resource ({@link #vm}, NIC PUT and all) whose
+   * {@code virtualMachineScaleSet} names the set. Returns the VM id.
+   */
+  public String flexibleScaleSetVm(String rg, String scaleSet, String name, String subnetId) {
+    String id = vm(rg, name, subnetId, null, List.of());
+    synchronized (lock) {
+      vms.get(id.toLowerCase(Locale.ROOT)).scaleSet = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+          + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + scaleSet;
+    }
+    return id;
+  }
+
+  /**
+   * An instance of a Uniform scale set with its NIC ({@code <set>-nic}, ipconfig1 primary with the
+   * next free address of the subnet). Its NIC is readable only under the instance
+   * ({@code …/virtualMachineScaleSets/S/virtualMachines/I/networkInterfaces/N}, api-version
+   * 2018-10-01) and cannot be PUT: its configurations come from the scale set's model. Returns the
+   * instance id.
+   */
+  public String uniformScaleSetVm(String rg, String scaleSet, String instanceId, String subnetId) {
+    synchronized (lock) {
+      Subnet s = subnet(subnetId).orElseThrow(() -> new IllegalArgumentException("no subnet " + subnetId));
+      String vmId = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+          + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + scaleSet + "/virtualMachines/" + instanceId;
+      Nic nic = new Nic(rg, scaleSet + "-nic");
+      nic.scaleSetVmId = vmId;
+      nic.vmId = vmId;
+      ObjectNode cfg = F.objectNode().put("name", "ipconfig1");
+      ObjectNode props = cfg.putObject("properties");
+      props.put("primary", true).put("privateIPAddress", nextFree(s, true, nic, List.of()).orElseThrow())
+          .put("privateIPAllocationMethod", "Dynamic").put("privateIPAddressVersion", "IPv4");
+      props.putObject("subnet").put("id", s.id());
+      nic.configs.add(cfg);
+      nic.etag = newEtag();
+      nics.put(nic.id().toLowerCase(Locale.ROOT), nic);
+      scaleSetVms.put(vmId.toLowerCase(Locale.ROOT), new String[] {vmId, nic.id(), scaleSet + "_" + instanceId});
+      return vmId;
     }
   }
 
@@ -529,6 +690,10 @@ public final class ArmServer implements AutoCloseable {
     String vmId;
     List<ObjectNode> configs = new ArrayList<>();
     ObjectNode tags = F.objectNode();
+    String nsgId;
+    List<String> dnsServers = List.of();
+    boolean acceleratedNetworking;
+    boolean ipForwarding;
     String etag;
     String state = "Succeeded";
     String runningOperation;
@@ -539,9 +704,11 @@ public final class ArmServer implements AutoCloseable {
       this.name = name;
     }
 
+    String scaleSetVmId; // a Uniform scale-set instance's NIC: its id lives under the instance
+
     String id() {
-      return "/subscriptions/" + subscription + "/resourceGroups/" + rg
-          + "/providers/Microsoft.Network/networkInterfaces/" + name;
+      return scaleSetVmId != null ? scaleSetVmId + "/networkInterfaces/" + name : "/subscriptions/" + subscription
+          + "/resourceGroups/" + rg + "/providers/Microsoft.Network/networkInterfaces/" + name;
     }
   }
 
@@ -550,6 +717,7 @@ public final class ArmServer implements AutoCloseable {
     final String name;
     final List<String> nics = new ArrayList<>();
     boolean primaryFlagged;
+    String scaleSet; // a Flexible scale set's VM
 
     Vm(String rg, String name) {
       this.rg = rg;
@@ -681,7 +849,11 @@ public final class ArmServer implements AutoCloseable {
       try {
         a = dispatch(method, raw, query(rawQuery), headers, body);
       } catch (ArmError e) {
-        a = e.answer();
+        String other;
+        synchronized (lock) {
+          other = rewordings.get(e.code);
+        }
+        a = (other == null ? e : new ArmError(e.status, e.code, other, e.detailCode, e.retryAfter)).answer();
       } catch (RuntimeException e) {
         a = new ArmError(500, "InternalServerError", "fake ARM server: " + e).answer();
       }
@@ -725,9 +897,20 @@ public final class ArmServer implements AutoCloseable {
 
   private Answer dispatch(String method, String rawPath, Map<String, String> q, Map<String, String> headers,
       String body) {
+    Optional<Answer> token = tokenEndpoint(method, rawPath, headers, body);
+    if (token.isPresent()) {
+      return token.get();
+    }
     String auth = headers.get("authorization");
     if (auth == null || !auth.startsWith("Bearer ") || auth.length() <= 7) {
       throw new ArmError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.");
+    }
+    synchronized (lock) {
+      String kind = tokenKinds.get(auth.substring(7));
+      if (kind != null && deniedKinds.contains(kind)) {
+        throw new ArmError(403, "AuthorizationFailed", "The client with a " + kind + " token does not have "
+            + "authorization to perform action '" + method + "' over scope '" + rawPath + "' or the scope is invalid.");
+      }
     }
     String path = URLDecoder.decode(rawPath, StandardCharsets.UTF_8);
     List<String> seg = new ArrayList<>(List.of(path.replaceAll("^/+|/+$", "").split("/")));
@@ -752,6 +935,10 @@ public final class ArmServer implements AutoCloseable {
       }
       String provider = low.contains("microsoft.compute") ? "compute" : "network";
       String wanted = "compute".equals(provider) ? COMPUTE_API : NETWORK_API;
+      if (low.contains("virtualmachinescalesets") && low.contains("networkinterfaces")) {
+        provider = "network (scale-set NIC)";
+        wanted = SCALE_SET_NIC_API;
+      }
       String api = q.get("api-version");
       if (api == null) {
         throw new ArmError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required.");
@@ -762,6 +949,7 @@ public final class ArmServer implements AutoCloseable {
       }
       // /subscriptions/S/providers/Microsoft.Network/locations/L/operations/ID
       if (low.size() == 8 && "locations".equals(low.get(4)) && "operations".equals(low.get(6)) && "GET".equals(method)) {
+        checkRead(headers, null, "operation " + seg.get(7));
         return operation(seg.get(7));
       }
       boolean inRg = low.size() > 3 && "resourcegroups".equals(low.get(2));
@@ -803,6 +991,9 @@ public final class ArmServer implements AutoCloseable {
               throw notFound("Microsoft.Network/networkInterfaces", rest.get(0), rg);
             }
             if (rest.size() == 1) {
+              if (!checkRead(headers, nic.etag, "network interface " + nic.name)) {
+                return new Answer(304, null, Map.of("ETag", nic.etag));
+              }
               advanceByResourcePoll(nic);
               return new Answer(200, nicJson(nic), Map.of("ETag", nic.etag));
             }
@@ -855,6 +1046,8 @@ public final class ArmServer implements AutoCloseable {
             }
           }
           break;
+        case "virtualmachinescalesets":
+          return scaleSetVm(rg, rest, restLow);
         case "loadbalancers":
           if (rg != null && !rest.isEmpty()) {
             Lb lb = lbs.get(("/subscriptions/" + subscription + "/resourceGroups/" + rg
@@ -879,6 +1072,105 @@ public final class ArmServer implements AutoCloseable {
       }
       throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + method + " " + path);
     }
+  }
+
+  /**
+   * Microsoft Entra's token endpoint ({@code POST /{tenant}/oauth2/v2.0/token}: a client secret or a
+   * federated client assertion) and the instance metadata service's managed-identity token
+   * ({@code GET /metadata/identity/oauth2/token} with {@code Metadata: true}), each issuing tokens of
+   * its own kind.
+   */
+  private Optional<Answer> tokenEndpoint(String method, String rawPath, Map<String, String> headers, String body) {
+    String low = rawPath.toLowerCase(Locale.ROOT);
+    String kind;
+    if ("POST".equals(method) && low.matches("^/[^/]+/oauth2/v2\\.0/token$")) {
+      Map<String, String> form = query(body);
+      kind = form.containsKey("client_secret") ? CLIENT_SECRET
+          : form.containsKey("client_assertion") ? WORKLOAD_IDENTITY : null;
+      if (kind == null || form.getOrDefault("client_id", "").isBlank()) {
+        return Optional.of(new Answer(400, F.objectNode().put("error", "invalid_request")
+            .put("error_description", "no client credential"), Map.of()));
+      }
+    } else if ("GET".equals(method) && low.equals("/metadata/identity/oauth2/token")) {
+      if (!"true".equalsIgnoreCase(headers.get("metadata"))) {
+        return Optional.of(new Answer(400, F.objectNode().put("error", "invalid_request"), Map.of()));
+      }
+      kind = MANAGED_IDENTITY;
+    } else {
+      return Optional.empty();
+    }
+    String token;
+    synchronized (lock) {
+      token = kind + "-" + (tokenKinds.size() + 1) + "-" + UUID.randomUUID();
+      tokenKinds.put(token, kind);
+    }
+    ObjectNode out = F.objectNode().put("token_type", "Bearer").put("access_token", token);
+    if (MANAGED_IDENTITY.equals(kind)) {
+      out.put("expires_in", "3599").put("expires_on", String.valueOf(Instant.now().getEpochSecond() + 3599))
+          .put("resource", "https://management.core.windows.net/");
+    } else {
+      out.put("expires_in", 3599).put("ext_expires_in", 3599);
+    }
+    return Optional.of(Answer.ok(out));
+  }
+
+  /**
+   * HTTP's conditional GET against a resource whose current etag is {@code etag} (null: it has
+   * none): false for 304, an {@link ArmError} 412 when {@code If-Match} fails.
+   */
+  private boolean checkRead(Map<String, String> headers, String etag, String what) {
+    if (!conditionalReads) {
+      return true;
+    }
+    String ifMatch = headers.get("if-match");
+    String ifNoneMatch = headers.get("if-none-match");
+    if (ifMatch != null && !("*".equals(ifMatch.trim()) || etag != null && etagListed(ifMatch, etag))) {
+      throw new ArmError(412, "PreconditionFailed", "The condition If-Match: " + ifMatch + " on a GET of " + what
+          + " does not hold: its etag is " + (etag == null ? "none" : etag) + ".");
+    }
+    if (ifNoneMatch != null && ("*".equals(ifNoneMatch.trim()) || etag != null && etagListed(ifNoneMatch, etag))) {
+      if (etag == null) {
+        throw new ArmError(412, "PreconditionFailed", "The condition If-None-Match: " + ifNoneMatch + " on a GET of "
+            + what + " does not hold: it exists.");
+      }
+      return false;
+    }
+    return true;
+  }
+
+  private static boolean etagListed(String header, String etag) {
+    return java.util.Arrays.stream(header.split(",")).map(String::trim).anyMatch(etag::equals);
+  }
+
+  /** {@code …/virtualMachineScaleSets/S/virtualMachines/I} and its {@code networkInterfaces/N}. */
+  private Answer scaleSetVm(String rg, List<String> rest, List<String> restLow) {
+    if (rg == null || rest.size() < 3 || !"virtualmachines".equals(restLow.get(1))) {
+      throw new ArmError(404, "InvalidResourceType", "The fake ARM server serves scale-set instances only");
+    }
+    String vmId = "/subscriptions/" + subscription + "/resourceGroups/" + rg
+        + "/providers/Microsoft.Compute/virtualMachineScaleSets/" + rest.get(0) + "/virtualMachines/" + rest.get(2);
+    String[] vm = scaleSetVms.get(vmId.toLowerCase(Locale.ROOT));
+    if (vm == null) {
+      throw notFound("Microsoft.Compute/virtualMachineScaleSets/virtualMachines", rest.get(0) + "/" + rest.get(2), rg);
+    }
+    if (rest.size() == 3) {
+      ObjectNode o = F.objectNode().put("name", vm[2]).put("id", vm[0]).put("instanceId", rest.get(2))
+          .put("type", "Microsoft.Compute/virtualMachineScaleSets/virtualMachines").put("location", location);
+      ObjectNode props = o.putObject("properties").put("provisioningState", "Succeeded")
+          .put("latestModelApplied", true);
+      props.putObject("osProfile").put("computerName", vm[2]);
+      props.putObject("networkProfile").putArray("networkInterfaces").addObject().put("id", vm[1])
+          .putObject("properties").put("primary", true);
+      return Answer.ok(o);
+    }
+    if (rest.size() == 5 && "networkinterfaces".equals(restLow.get(3))) {
+      Nic nic = nics.get((vm[0] + "/networkInterfaces/" + rest.get(4)).toLowerCase(Locale.ROOT));
+      if (nic == null) {
+        throw notFound("networkInterfaces", rest.get(4), rg);
+      }
+      return new Answer(200, nicJson(nic), Map.of("ETag", nic.etag));
+    }
+    throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + String.join("/", rest));
   }
 
   private ArmError notFound(String type, String name, String rg) {
@@ -907,6 +1199,9 @@ public final class ArmServer implements AutoCloseable {
         .toString()).put("provisioningState", "Succeeded");
     props.putObject("osProfile").put("computerName", vm.name);
     props.putObject("hardwareProfile").put("vmSize", "Standard_D2s_v3");
+    if (vm.scaleSet != null) {
+      props.putObject("virtualMachineScaleSet").put("id", vm.scaleSet);
+    }
     ArrayNode refs = props.putObject("networkProfile").putArray("networkInterfaces");
     String primary = vm.nics.get(vm.nics.size() - 1);
     for (String n : vm.nics) {
@@ -925,16 +1220,20 @@ public final class ArmServer implements AutoCloseable {
     ObjectNode props = o.putObject("properties").put("provisioningState", nic.state).put("resourceGuid", nic.guid)
         .put("macAddress", "00-0D-3A-" + String.format("%02X-%02X-%02X", nic.guid.charAt(0) & 0xff,
             nic.guid.charAt(1) & 0xff, nic.guid.charAt(2) & 0xff))
-        .put("primary", true).put("enableIPForwarding", false).put("enableAcceleratedNetworking", false)
-        .put("nicType", "Standard");
+        .put("primary", true).put("enableIPForwarding", nic.ipForwarding)
+        .put("enableAcceleratedNetworking", nic.acceleratedNetworking).put("nicType", "Standard");
+    if (nic.nsgId != null) {
+      props.putObject("networkSecurityGroup").put("id", nic.nsgId);
+    }
     if (nic.vmId != null) {
       props.putObject("virtualMachine").put("id", nic.vmId);
       Vm vm = vms.get(nic.vmId.toLowerCase(Locale.ROOT));
-      props.put("primary", vm != null && vm.nics.get(vm.nics.size() - 1).equalsIgnoreCase(nic.id()));
+      props.put("primary", vm == null ? nic.scaleSetVmId != null : vm.nics.get(vm.nics.size() - 1)
+          .equalsIgnoreCase(nic.id()));
     }
     ObjectNode dns = props.putObject("dnsSettings");
-    dns.putArray("dnsServers");
-    dns.putArray("appliedDnsServers");
+    nic.dnsServers.forEach(dns.putArray("dnsServers")::add);
+    nic.dnsServers.forEach(dns.putArray("appliedDnsServers")::add);
     ArrayNode cfgs = props.putArray("ipConfigurations");
     nic.configs.forEach(c -> cfgs.add(configJson(nic, c)));
     return o;
@@ -1323,6 +1622,13 @@ public final class ArmServer implements AutoCloseable {
       throw new ArmError(400, "IPv6IpConfigurationCannotBePrimary", "the primary IP configuration of " + nicId
           + " must be IPv4.");
     }
+    ObjectNode inProps = (ObjectNode) in.get("properties");
+    String nsg = inProps.path("networkSecurityGroup").path("id").asText(null);
+    if (nsg != null && !nsgs.containsKey(nsg.toLowerCase(Locale.ROOT))) {
+      throw new ArmError(400, "InvalidResourceReference", "Resource " + nsg + " referenced by resource " + nicId
+          + " was not found. Please make sure that the referenced resource exists, and that both resources are in"
+          + " the same region.");
+    }
     // accepted
     List<ObjectNode> before = target.configs;
     if (!create) {
@@ -1335,9 +1641,7 @@ public final class ArmServer implements AutoCloseable {
       }
     }
     target.configs = next;
-    if (in.path("tags").isObject()) {
-      target.tags = ((ObjectNode) in.get("tags")).deepCopy();
-    }
+    nicSettingsFromBody(target, inProps, in);
     target.etag = newEtag();
     if (create) {
       nics.put(key, target);
@@ -1364,6 +1668,18 @@ public final class ArmServer implements AutoCloseable {
       op.polls = 0;
     }
     return new Answer(create ? 201 : 200, nicJson(target), h);
+  }
+
+  /** A PUT replaces the NIC's settings: what its body leaves out is reset (no NSG, no DNS servers, off, no tags). */
+  private void nicSettingsFromBody(Nic target, ObjectNode props, JsonNode in) {
+    String nsg = props.path("networkSecurityGroup").path("id").asText(null);
+    target.nsgId = nsg == null ? null : nsgs.get(nsg.toLowerCase(Locale.ROOT));
+    List<String> dns = new ArrayList<>();
+    props.path("dnsSettings").path("dnsServers").forEach(d -> dns.add(d.asText()));
+    target.dnsServers = List.copyOf(dns);
+    target.acceleratedNetworking = props.path("enableAcceleratedNetworking").asBoolean(false);
+    target.ipForwarding = props.path("enableIPForwarding").asBoolean(false);
+    target.tags = in.path("tags").isObject() ? ((ObjectNode) in.get("tags")).deepCopy() : F.objectNode();
   }
 
   /** Advances operations polled through the resource (no async header mode). */

@@ -165,6 +165,67 @@ class ArmServerTest {
   }
 
   @Test
+  void conditionalHeadersHoldOnThePutAndAreEvaluatedOnGetsAndPolls() throws Exception {
+    String etag = JSON.readTree(getNic().body()).path("etag").asText();
+    HttpResponse<String> r = send("PUT", nicPath + "?api-version=2025-03-01", withSecondary("s1", "198.51.100.9")
+        .toString(), "If-Match", etag);
+    assertThat(r.statusCode()).isEqualTo(200);
+    URI op = URI.create(r.headers().firstValue("Azure-AsyncOperation").orElseThrow());
+    String poll = op.getRawPath() + "?" + op.getRawQuery();
+    // the operation resource has no etag: If-Match can never hold on it
+    HttpResponse<String> p = send("GET", poll, null, "If-Match", etag);
+    assertThat(p.statusCode()).isEqualTo(412);
+    assertThat(code(p)).isEqualTo("PreconditionFailed");
+    assertThat(send("GET", poll, null, "If-None-Match", "*").statusCode()).isEqualTo(412);
+    assertThat(send("GET", poll, null).statusCode()).isEqualTo(200);
+    // the PUT made the etag stale: a GET with it fails, with the current one it passes
+    assertThat(send("GET", nicPath + "?api-version=2025-03-01", null, "If-Match", etag).statusCode()).isEqualTo(412);
+    String now = JSON.readTree(getNic().body()).path("etag").asText();
+    assertThat(now).isNotEqualTo(etag);
+    assertThat(send("GET", nicPath + "?api-version=2025-03-01", null, "If-Match", now).statusCode()).isEqualTo(200);
+    assertThat(send("GET", nicPath + "?api-version=2025-03-01", null, "If-None-Match", now).statusCode()).isEqualTo(304);
+    // recorded per request
+    List<ArmServer.Request> all = arm.requests();
+    assertThat(all).filteredOn(ArmServer.Request::isNicPut).singleElement()
+        .satisfies(x -> assertThat(x.conditions()).containsExactly(java.util.Map.entry("if-match", etag)));
+    assertThat(all).filteredOn(ArmServer.Request::isOperationPoll).extracting(ArmServer.Request::status)
+        .containsExactly(412, 412, 200);
+    assertThat(all.get(0).conditions()).isEmpty();
+    arm.conditionalReads(false);
+    assertThat(send("GET", poll, null, "If-Match", etag).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void aPutReplacesTheNicsOwnSettingsWithWhatItsBodyCarries() throws Exception {
+    String nsg = arm.networkSecurityGroup("rg", "nsg1");
+    arm.nicSettings(nicPath, nsg, List.of("192.0.2.53"), true, true, java.util.Map.of("team", "net"));
+    arm.putMode(ArmServer.PutMode.SUCCEEDED);
+    JsonNode nic = JSON.readTree(getNic().body());
+    assertThat(nic.path("properties").path("networkSecurityGroup").path("id").asText()).isEqualTo(nsg);
+    assertThat(nic.path("properties").path("dnsSettings").path("dnsServers").get(0).asText()).isEqualTo("192.0.2.53");
+    assertThat(nic.path("properties").path("enableAcceleratedNetworking").asBoolean()).isTrue();
+    assertThat(nic.path("properties").path("enableIPForwarding").asBoolean()).isTrue();
+    assertThat(nic.path("tags").path("team").asText()).isEqualTo("net");
+    // sent back as read: kept
+    assertThat(send("PUT", nicPath + "?api-version=2025-03-01", nic.toString()).statusCode()).isEqualTo(200);
+    assertThat(arm.nic(nicPath).path("properties").path("networkSecurityGroup").path("id").asText()).isEqualTo(nsg);
+    // left out: reset, as a full-body PUT does on Azure
+    ObjectNode bare = (ObjectNode) JSON.readTree(getNic().body());
+    ObjectNode props = (ObjectNode) bare.get("properties");
+    props.remove(List.of("networkSecurityGroup", "dnsSettings", "enableAcceleratedNetworking", "enableIPForwarding"));
+    bare.remove("tags");
+    assertThat(send("PUT", nicPath + "?api-version=2025-03-01", bare.toString()).statusCode()).isEqualTo(200);
+    JsonNode after = arm.nic(nicPath);
+    assertThat(after.path("properties").has("networkSecurityGroup")).isFalse();
+    assertThat(after.path("properties").path("dnsSettings").path("dnsServers")).isEmpty();
+    assertThat(after.path("properties").path("enableAcceleratedNetworking").asBoolean()).isFalse();
+    assertThat(after.path("tags")).isEmpty();
+    // an NSG that does not exist
+    props.putObject("networkSecurityGroup").put("id", nsg + "-gone");
+    assertThat(code(send("PUT", nicPath + "?api-version=2025-03-01", bare.toString()))).isEqualTo("InvalidResourceReference");
+  }
+
+  @Test
   void listsPageWithAbsoluteNextLinksAndWritesAreThrottled() throws Exception {
     arm.pageSize(1);
     JsonNode page = JSON.readTree(send("GET", "/subscriptions/" + SUB + "/resourceGroups/rg/providers/Microsoft.Compute/"
