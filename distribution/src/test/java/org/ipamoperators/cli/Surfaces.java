@@ -333,20 +333,8 @@ final class Surfaces implements AutoCloseable {
 
   /** The addresses inside {@code virtual_ipaddress} and {@code virtual_ipaddress_excluded} blocks. */
   static List<String> vips(String conf) {
-    List<String> out = new ArrayList<>();
-    boolean inside = false;
-    for (String raw : conf.split("\n")) {
-      String line = raw.trim();
-      if (line.startsWith("virtual_ipaddress")) {
-        inside = line.endsWith("{");
-      } else if (inside && line.startsWith("}")) {
-        inside = false;
-      } else if (inside && !line.isEmpty()) {
-        String vip = line.split("\\s+")[0];
-        out.add(vip.contains("/") ? vip.substring(0, vip.indexOf('/')) : vip);
-      }
-    }
-    return out;
+    return org.ipamoperators.keepalived.config.VipHandover.rendered(Map.of("", conf)).stream()
+        .map(Object::toString).toList();
   }
 
   /** The owner-to-addresses view of an {@link SnapshotCheck}'s owner check, from the owner surfaces. */

@@ -158,23 +158,11 @@ public final class Pool {
     out.sort(null);
     List<IpRange> res = java.util.stream.Stream.concat(reserved.stream(),
         protocolReserved.stream().map(ProtocolReserved::range)).filter(r -> r.family() == family).sorted().toList();
-    for (IpRange cut : res) {
-      List<IpRange> next = new ArrayList<>();
-      for (IpRange u : out) {
-        if (!u.overlaps(cut)) {
-          next.add(u);
-          continue;
-        }
-        if (u.first().compareTo(cut.first()) < 0) {
-          next.add(IpRange.of(u.first(), cut.first().previous()));
-        }
-        if (cut.last().compareTo(u.last()) < 0) {
-          next.add(IpRange.of(cut.last().next(), u.last()));
-        }
-      }
-      out = next;
+    List<IpRange> left = new ArrayList<>();
+    for (IpRange u : out) {
+      left.addAll(SpecialAddresses.minus(u, res));
     }
-    return List.copyOf(out);
+    return List.copyOf(left);
   }
 
   /**
