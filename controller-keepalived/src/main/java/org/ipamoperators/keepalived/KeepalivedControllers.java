@@ -24,6 +24,6 @@ public final class KeepalivedControllers {
       operator.register(new KeepalivedGroupReconciler(client, settings, registry), o -> o.settingNamespaces(namespaces));
       operator.register(new ServiceAttachmentReconciler(client), o -> o.settingNamespaces(namespaces));
     }
-    operator.register(new OrphanRouterIdReconciler(client));
+    operator.register(new OrphanRouterIdReconciler(client, settings.routerIdGrace()));
   }
 }

@@ -540,13 +540,20 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
         .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
   }
 
-  /** Deletion: every router id of the group goes back to the ledger; owned objects follow by garbage collection. */
+  /**
+   * Deletion: the group's router ids and metrics port are retired for the grace, not released (its pods, until the
+   * garbage collector removes them with the other owned objects, still run VRRP with those ids), then released by
+   * {@link OrphanRouterIdReconciler}.
+   */
   @Override
   public DeleteControl cleanup(KeepalivedGroup group, Context<KeepalivedGroup> context) {
-    routerIds.releaseAll(RouterIds.owner(group.getMetadata().getNamespace(), group.getMetadata().getName(),
-        group.getMetadata().getUid()));
+    if (!routerIds.retireAll(RouterIds.owner(group.getMetadata().getNamespace(), group.getMetadata().getName(),
+        group.getMetadata().getUid()))) {
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(1000); // a claim changed meanwhile: again
+    }
     metrics.forget(group.getMetadata().getNamespace(), group.getMetadata().getName());
-    LOG.info("KeepalivedGroup {} deleted: router ids released", group.key());
+    LOG.info("KeepalivedGroup {} deleted: router ids and metrics port retired for {}", group.key(),
+        settings.routerIdGrace());
     return DeleteControl.defaultDelete();
   }
 

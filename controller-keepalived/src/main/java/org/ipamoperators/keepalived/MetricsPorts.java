@@ -10,8 +10,8 @@ import org.ipamoperators.controller.common.ids.IdSpace;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
 
 /**
- * One metrics port per group, held in the cluster's id ledger (an IDClaim in the metrics-port space, released with
- * the group like its router ids). The group's pods use the host network, so a port shared by two groups would make
+ * One metrics port per group, held in the cluster's id ledger (an IDClaim in the metrics-port space, retired with the
+ * group like its router ids, {@link RouterIds#retireAll}). The group's pods use the host network, so a port shared by two groups would make
  * the second group's pod unschedulable on a node the first one runs on; a port of its own per group never collides,
  * whichever nodes the groups share.
  */
@@ -38,6 +38,9 @@ final class MetricsPorts {
       int id = c.getSpec().id();
       if (kept == null && space.contains(id)) {
         kept = id;
+        if (ClusterIdLedger.retiredAt(c).isPresent()) {
+          ledger.retire(space, id, owner, null); // a group of this name is back within the grace: its port again
+        }
       } else {
         ledger.release(c.getMetadata().getName(), owner); // a second one, or outside a narrowed range
       }

@@ -178,6 +178,30 @@ final class RouterIds {
     return new IdClaimResult(IdClaimResult.Outcome.EXHAUSTED, java.util.OptionalInt.empty(), owner);
   }
 
+  /**
+   * The owner is being deleted: every claim it holds, router ids in any space and its metrics port, is retired, not
+   * released, since its pods run VRRP with those ids until the garbage collector has removed them. A claim retired
+   * already keeps its time. {@link OrphanRouterIdReconciler} releases them once the grace has passed, also after a
+   * restart (the time is on the claim); with no grace they are released at once.
+   *
+   * @return false if a claim changed meanwhile and was not retired (to be tried again)
+   */
+  boolean retireAll(ClaimOwner owner) {
+    if (grace.isZero()) {
+      releaseAll(owner);
+      return true;
+    }
+    java.time.Instant now = clock.instant();
+    boolean all = true;
+    for (IDClaim c : ledger.claimsOf(owner)) {
+      if (ClusterIdLedger.retiredAt(c).isEmpty()) {
+        int id = c.getSpec().id();
+        all &= ledger.retire(new IdSpace(c.getSpec().space(), id, id), id, owner, now);
+      }
+    }
+    return all;
+  }
+
   /** Releases every id the owner holds, in any space. */
   void releaseAll(ClaimOwner owner) {
     for (IDClaim c : ledger.claimsOf(owner)) {

@@ -8,7 +8,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +19,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.ipamoperators.keepalived.reloader.KeepalivedReloader;
 import org.ipamoperators.keepalived.reloader.KeepalivedReloader.Outcome;
 import org.ipamoperators.keepalived.reloader.ReloaderOptions;
-import org.ipamoperators.keepalived.reloader.VrrpStates;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -29,7 +27,7 @@ import picocli.CommandLine.Option;
  * sidecar. Copies the node's configuration from the mounted ConfigMap to the file keepalived reads,
  * checks it with {@code keepalived --config-test} first and signals keepalived only on a real change;
  * serves {@code /metrics} (reloads, refused configurations, whether keepalived runs, each VRRP
- * instance's state) and probes.
+ * instance's state, from a dump asked of keepalived at most once per {@code --states-interval}) and probes.
  */
 @Command(name = "keepalived-reloader", mixinStandardHelpOptions = true,
     description = "Keeps a node's keepalived configuration in step with its ConfigMap key (run by the keepalived DaemonSet).")
@@ -69,12 +67,18 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
       description = "address --metrics-port listens on (the DaemonSet passes the pod's address; default: ${DEFAULT-VALUE})")
   String bindAddress;
 
+  @Option(names = "--states-interval", defaultValue = "5s", converter = DurationConverter.class,
+      description = "shortest time between two SIGUSR1 dumps of keepalived's VRRP states; scrapes in between get the"
+          + " last one (default: ${DEFAULT-VALUE})")
+  Duration statesInterval;
+
   private final AtomicBoolean stop = new AtomicBoolean();
 
   @Override
   public Integer call() throws Exception {
     ReloaderOptions options = new ReloaderOptions(source, target, Optional.ofNullable(pidFile),
-        Optional.ofNullable(interfaceFromIp), interfacePlaceholder, keepalived, interval, once, List.of());
+        Optional.ofNullable(interfaceFromIp), interfacePlaceholder, keepalived, interval, once, List.of(),
+        statesInterval);
     KeepalivedReloader reloader = new KeepalivedReloader(options);
     if (once) {
       Outcome outcome = reloader.run(() -> true);
@@ -127,23 +131,14 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
             ? ProbeServer.Probe.failing("no configuration applied yet: " + last.get())
             : ProbeServer.Probe.ok("ok: " + last.get()),
         () -> {
-          vrrp.register(vrrpRows(), true);
+          vrrp.register(vrrpRows(reloader), true);
           return registry.scrape();
         });
   }
 
-  /** The running keepalived's VRRP instances, none while it does not run (or names no PID file). */
-  private List<MultiGauge.Row<?>> vrrpRows() {
-    if (pidFile == null) {
-      return List.of();
-    }
-    long pid;
-    try {
-      pid = Long.parseLong(Files.readString(pidFile).trim());
-    } catch (IOException | NumberFormatException e) {
-      return List.of();
-    }
-    return VrrpStates.read(pid, VrrpStates.dumpFileOf(pid)).stream()
+  /** The running keepalived's VRRP instances (a dump at most once per --states-interval), none while it does not run. */
+  private static List<MultiGauge.Row<?>> vrrpRows(KeepalivedReloader reloader) {
+    return reloader.vrrpStates().stream()
         .<MultiGauge.Row<?>>map(s -> MultiGauge.Row.of(Tags.of("name", s.name(), "vrid",
             Integer.toString(s.virtualRouterId()), "intf", s.networkInterface().orElse("")), s.state().code()))
         .toList();

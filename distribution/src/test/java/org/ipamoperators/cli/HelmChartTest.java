@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.nio.file.Files;
@@ -201,6 +204,83 @@ class HelmChartTest {
     assertThat(settings.resyncInterval()).isEqualTo(java.time.Duration.ofMinutes(1));
     assertThatThrownBy(() -> template().set("controllers.eip.enabled", true)
         .set("controllers.eip.settings.resyncInterval", "soon").call()).hasMessageContaining("resyncInterval");
+  }
+
+  @Test
+  void everyPodMeetsTheRestrictedPodSecurityLevelWithNoFixedUserOrGroup() {
+    List<Deployment> deployments = Manifests.ofType(objects(allControllers()), Deployment.class);
+    assertThat(deployments).hasSize(4);
+    for (Deployment d : deployments) {
+      PodSpec pod = d.getSpec().getTemplate().getSpec();
+      PodSecurityContext security = pod.getSecurityContext();
+      // The UID is the image's (non-root 65532) or the platform's (OpenShift restricted-v2 assigns one).
+      assertThat(security.getRunAsUser()).as(d.getMetadata().getName()).isNull();
+      assertThat(security.getRunAsGroup()).isNull();
+      assertThat(security.getFsGroup()).isNull();
+      assertThat(security.getRunAsNonRoot()).isTrue();
+      assertThat(security.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+      assertRestrictedContainers(pod);
+    }
+  }
+
+  @Test
+  void podSecurityContextIsMergedOverTheRestrictedDefaults() {
+    List<Deployment> deployments = Manifests.ofType(objects(allControllers()
+        .set("podSecurityContext.runAsUser", 1000680000).set("podSecurityContext.runAsGroup", 1000680000)
+        .set("podSecurityContext.fsGroup", 1000680000)), Deployment.class);
+    assertThat(deployments).hasSize(4);
+    for (Deployment d : deployments) {
+      PodSecurityContext security = d.getSpec().getTemplate().getSpec().getSecurityContext();
+      assertThat(security.getRunAsUser()).as(d.getMetadata().getName()).isEqualTo(1000680000L);
+      assertThat(security.getRunAsGroup()).isEqualTo(1000680000L);
+      assertThat(security.getFsGroup()).isEqualTo(1000680000L);
+      assertThat(security.getRunAsNonRoot()).isTrue();
+      assertThat(security.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+      assertRestrictedContainers(d.getSpec().getTemplate().getSpec());
+    }
+    // A platform's own profile replaces the default one.
+    PodSecurityContext localhost = Manifests.one(objects(template()
+            .set("podSecurityContext.seccompProfile.type", "Localhost")
+            .set("podSecurityContext.seccompProfile.localhostProfile", "profiles/ipam.json")), Deployment.class)
+        .getSpec().getTemplate().getSpec().getSecurityContext();
+    assertThat(localhost.getSeccompProfile().getType()).isEqualTo("Localhost");
+    assertThat(localhost.getSeccompProfile().getLocalhostProfile()).isEqualTo("profiles/ipam.json");
+    assertThat(localhost.getRunAsNonRoot()).isTrue();
+    assertThatThrownBy(() -> template().set("podSecurityContext", "root").call())
+        .hasMessageContaining("podSecurityContext");
+  }
+
+  /**
+   * What Pod Security Admission's {@code restricted} level (and OpenShift's restricted-v2 SCC) asks of every
+   * container and the pod: no privilege escalation, every capability dropped, no host namespaces, ports or paths;
+   * and, with a read-only root filesystem, a writable /tmp for the JVM whatever the UID.
+   */
+  private static void assertRestrictedContainers(PodSpec pod) {
+    assertThat(pod.getHostNetwork()).isNotEqualTo(Boolean.TRUE);
+    assertThat(pod.getHostPID()).isNotEqualTo(Boolean.TRUE);
+    assertThat(pod.getHostIPC()).isNotEqualTo(Boolean.TRUE);
+    assertThat(pod.getVolumes()).allSatisfy(v -> assertThat(v.getHostPath()).isNull());
+    List<Container> containers = new ArrayList<>(pod.getContainers());
+    containers.addAll(pod.getInitContainers());
+    assertThat(containers).isNotEmpty().allSatisfy(c -> {
+      var security = c.getSecurityContext();
+      assertThat(security.getAllowPrivilegeEscalation()).isFalse();
+      assertThat(security.getPrivileged()).isNotEqualTo(Boolean.TRUE);
+      assertThat(security.getCapabilities().getDrop()).containsExactly("ALL");
+      assertThat(security.getCapabilities().getAdd()).isNullOrEmpty();
+      assertThat(security.getRunAsUser()).isNull();
+      assertThat(security.getReadOnlyRootFilesystem()).isTrue();
+      assertThat(c.getPorts()).allSatisfy(p -> assertThat(p.getHostPort()).isNull());
+      String tmp = c.getVolumeMounts().stream().filter(m -> m.getMountPath().equals("/tmp")).findFirst()
+          .orElseThrow().getName();
+      assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals(tmp))
+          .singleElement().satisfies(v -> assertThat(v.getEmptyDir()).isNotNull());
+    });
+  }
+
+  private static TemplateCommand allControllers() {
+    return template().set("controllers.vip.enabled", true).set("controllers.keepalived.enabled", true)
+        .set("controllers.eip.enabled", true);
   }
 
   @Test

@@ -32,12 +32,23 @@ public final class KeepalivedReloader {
   public enum Outcome { UNCHANGED, WRITTEN, RELOADED, INVALID, SOURCE_MISSING, INTERFACE_UNRESOLVED }
 
   private final ReloaderOptions options;
+  private final VrrpStates vrrpStates;
   private final AtomicLong reloads = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
   private String lastRefused;
 
   public KeepalivedReloader(ReloaderOptions options) {
     this.options = options;
+    this.vrrpStates = new VrrpStates(options.statesInterval());
+  }
+
+  /**
+   * The VRRP instances of the pid file's keepalived, from a dump asked for at most once per {@code statesInterval};
+   * none without a pid file or a running keepalived.
+   */
+  public List<VrrpInstanceState> vrrpStates() {
+    return options.pidFile().flatMap(KeepalivedReloader::pid)
+        .map(pid -> vrrpStates.read(pid, VrrpStates.dumpFileOf(pid))).orElse(List.of());
   }
 
   public long reloads() {

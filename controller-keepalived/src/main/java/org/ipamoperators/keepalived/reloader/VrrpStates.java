@@ -10,7 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,9 @@ import org.slf4j.LoggerFactory;
  * dump of its data, {@code keepalived.data} in its {@code $TMPDIR} ({@code /tmp}). {@link #read} sends the signal,
  * waits a bounded time for the rewritten file and parses it with {@link #parse}.
  *
+ * <p>At most one signal per {@code interval}: a scrape within it gets the answer of the last dump, so however often
+ * (and by whomever) {@code /metrics} is fetched, keepalived writes its dump no more often than that.
+ *
  * <p>In the keepalived pod the reloader sees keepalived's processes (shared process namespace) but not its
  * container's {@code /tmp}; {@code /proc/<pid>/root} is that container's root, hence {@link #dumpFileOf(long)}.
  */
@@ -28,8 +32,10 @@ public final class VrrpStates {
 
   /** Where keepalived writes its dump when {@code TMPDIR} is not set. */
   public static final String DEFAULT_DUMP = "/tmp/keepalived.data";
-  /** How long {@link #read(long, Path)} waits for keepalived to rewrite the dump. */
+  /** How long {@link #read} waits for keepalived to rewrite the dump. */
   public static final Duration DEFAULT_WAIT = Duration.ofSeconds(2);
+  /** The shortest time between two dumps keepalived is asked for. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
 
   private static final String SECTION = "------<";
   private static final String TOPOLOGY = "------< VRRP Topology >------";
@@ -39,32 +45,73 @@ public final class VrrpStates {
   private static final String VRID = "   Virtual Router ID = ";
   private static final String INTERFACE = "   Interface = ";
 
+  private final Duration interval;
+  private final Duration wait;
+  private final LongSupplier nanoTime;
+  private final LongConsumer signal;
   /** The last problem logged; the same one is not logged again on every scrape. */
-  private static final AtomicReference<String> LAST_PROBLEM = new AtomicReference<>();
+  private String lastProblem;
+  /** The answer of the last dump asked for, served until {@code interval} has passed. */
+  private Answer last;
 
-  private VrrpStates() {}
+  /** The answer of one dump: for which keepalived and file, when it was asked for, and what it said. */
+  private record Answer(long pid, Path dumpFile, long askedAtNanos, List<VrrpInstanceState> states) {}
+
+  /** Signals with {@code kill -USR1}, waits {@link #DEFAULT_WAIT} for each dump. */
+  public VrrpStates(Duration interval) {
+    this(interval, DEFAULT_WAIT);
+  }
+
+  public VrrpStates(Duration interval, Duration wait) {
+    this(interval, wait, System::nanoTime, pid -> KeepalivedSignal.send("USR1", pid));
+  }
+
+  /**
+   * @param nanoTime the monotonic clock the interval is measured on
+   * @param signal sends SIGUSR1 to a pid; throws when it cannot
+   */
+  VrrpStates(Duration interval, Duration wait, LongSupplier nanoTime, LongConsumer signal) {
+    if (interval == null || interval.isNegative() || wait == null || wait.isNegative()) {
+      throw new IllegalArgumentException("interval and wait must be zero or more");
+    }
+    this.interval = interval;
+    this.wait = wait;
+    this.nanoTime = nanoTime;
+    this.signal = signal;
+  }
 
   /** keepalived's default dump file as seen from another container of the pod: {@code /proc/<pid>/root/tmp/...}. */
   public static Path dumpFileOf(long pid) {
     return Path.of("/proc", Long.toString(pid), "root").resolve(DEFAULT_DUMP.substring(1));
   }
 
-  /** {@link #read(long, Path, Duration)} with {@link #DEFAULT_WAIT}. */
-  public static List<VrrpInstanceState> read(long pid, Path dumpFile) {
-    return read(pid, dumpFile, DEFAULT_WAIT);
+  /**
+   * The VRRP instances of keepalived {@code pid} as it last dumped them to {@code dumpFile}: when the last dump asked
+   * of this keepalived is less than {@code interval} old, its answer (empty too, if it was); else a new one, see
+   * {@link #dump}. Never throws.
+   */
+  public synchronized List<VrrpInstanceState> read(long pid, Path dumpFile) {
+    long now = nanoTime.getAsLong();
+    if (last != null && last.pid() == pid && last.dumpFile().equals(dumpFile)
+        && now - last.askedAtNanos() < interval.toNanos()) {
+      return last.states();
+    }
+    List<VrrpInstanceState> states = dump(pid, dumpFile);
+    last = new Answer(pid, dumpFile, now, states);
+    return states;
   }
 
   /**
    * Sends SIGUSR1 to keepalived ({@code pid}: the parent of its pid file, which passes the signal on to its VRRP
    * process) and returns the instances of the dump it then writes to {@code dumpFile}. Only a dump written after
-   * the signal counts (a stale one from before is never reported). Never throws: when keepalived is not running,
-   * runs no VRRP instance (then it writes no dump), or the dump does not come within {@code wait} or cannot be
-   * parsed, the answer is empty and the cause is logged (once while it persists).
+   * the signal counts (a stale one from before is never reported). When keepalived is not running, runs no VRRP
+   * instance (then it writes no dump), or the dump does not come within {@code wait} or cannot be parsed, the answer
+   * is empty and the cause is logged (once while it persists).
    */
-  public static synchronized List<VrrpInstanceState> read(long pid, Path dumpFile, Duration wait) {
+  private List<VrrpInstanceState> dump(long pid, Path dumpFile) {
     Snapshot before = Snapshot.of(dumpFile);
     try {
-      KeepalivedSignal.send("USR1", pid);
+      signal.accept(pid);
     } catch (RuntimeException e) {
       return problem("cannot ask keepalived for its VRRP states: " + e.getMessage());
     }
@@ -77,7 +124,7 @@ public final class VrrpStates {
         rewritten = true;
         Optional<List<VrrpInstanceState>> parsed = parse(now.text().get());
         if (parsed.isPresent()) {
-          LAST_PROBLEM.set(null);
+          lastProblem = null;
           return parsed.get();
         }
       }
@@ -150,8 +197,10 @@ public final class VrrpStates {
     }
   }
 
-  private static List<VrrpInstanceState> problem(String message) {
-    if (!message.equals(LAST_PROBLEM.getAndSet(message))) {
+  private List<VrrpInstanceState> problem(String message) {
+    String before = lastProblem;
+    lastProblem = message;
+    if (!message.equals(before)) {
       LOG.warn("{}; reporting no VRRP states", message);
     } else {
       LOG.debug("{}", message);

@@ -25,6 +25,8 @@ final class DumpingKeepalived implements AutoCloseable {
   private final Path tmpDir;
   private final Path log;
   private boolean crashed;
+  /** A fresh dump at every read: the tests wait for state changes. */
+  private final VrrpStates states = new VrrpStates(Duration.ZERO);
 
   private DumpingKeepalived(Process process, Path pidFile, Path vrrpPidFile, Path tmpDir, Path log) {
     this.process = process;
@@ -70,7 +72,7 @@ final class DumpingKeepalived implements AutoCloseable {
   }
 
   List<VrrpInstanceState> vrrpStates() {
-    return VrrpStates.read(pid(), dumpFile());
+    return states.read(pid(), dumpFile());
   }
 
   /** A node crash: SIGKILL to the VRRP process (no goodbye advert), then to the parent. */

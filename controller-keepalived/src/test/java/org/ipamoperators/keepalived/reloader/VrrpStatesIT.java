@@ -71,7 +71,8 @@ class VrrpStatesIT {
         await().atMost(WAIT).untilAsserted(() -> assertThat(nodeB.vrrpStates()).containsExactly(web(State.MASTER)));
         await().atMost(WAIT).until(() -> holdsVip(b));
         // The crashed node answers nothing, and nothing is thrown.
-        assertThat(VrrpStates.read(deadPid, VrrpStates.dumpFileOf(deadPid), Duration.ofMillis(200))).isEmpty();
+        assertThat(new VrrpStates(Duration.ZERO, Duration.ofMillis(200)).read(deadPid, VrrpStates.dumpFileOf(deadPid)))
+            .isEmpty();
       }
     }
   }

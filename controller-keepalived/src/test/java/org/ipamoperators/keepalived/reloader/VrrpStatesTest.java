@@ -115,8 +115,9 @@ class VrrpStatesTest {
     Files.writeString(stale, sample("keepalived-2.2.7-node-a.data"), StandardCharsets.UTF_8);
     Process gone = new ProcessBuilder("true").start();
     gone.waitFor();
-    assertThat(VrrpStates.read(gone.pid(), stale, Duration.ofMillis(200))).isEmpty();
-    assertThat(VrrpStates.read(gone.pid(), dir.resolve("missing.data"), Duration.ofMillis(200))).isEmpty();
+    VrrpStates states = new VrrpStates(Duration.ZERO, Duration.ofMillis(200));
+    assertThat(states.read(gone.pid(), stale)).isEmpty();
+    assertThat(states.read(gone.pid(), dir.resolve("missing.data"))).isEmpty();
   }
 
   @Test
@@ -127,10 +128,64 @@ class VrrpStatesTest {
     Process quiet = new ProcessBuilder("sh", "-c", "trap '' USR1; sleep 30").start();
     try {
       Thread.sleep(100); // the trap is set up
-      assertThat(VrrpStates.read(quiet.pid(), stale, Duration.ofMillis(300))).isEmpty();
+      assertThat(new VrrpStates(Duration.ZERO, Duration.ofMillis(300)).read(quiet.pid(), stale)).isEmpty();
       assertThat(quiet.isAlive()).isTrue();
     } finally {
       quiet.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
+  void scrapesWithinTheIntervalShareOneSignalAndTheLastDumpsStates(@TempDir Path dir) throws Exception {
+    Path dump = dir.resolve("keepalived.data");
+    String nodeA = sample("keepalived-2.2.7-node-a.data");
+    String nodeB = sample("keepalived-2.2.7-node-b.data");
+    long[] nanos = {1_000_000_000L};
+    List<Long> signalled = new java.util.ArrayList<>();
+    // keepalived as the reloader sees it: each SIGUSR1 rewrites the dump (node-a's states first, node-b's after).
+    VrrpStates states = new VrrpStates(Duration.ofSeconds(5), Duration.ofMillis(500), () -> nanos[0], pid -> {
+      signalled.add(pid);
+      write(dump, (signalled.size() == 1 ? nodeA : nodeB) + "\n# dump " + signalled.size() + "\n");
+    });
+    List<VrrpInstanceState> first = states.read(42, dump);
+    assertThat(first).isEqualTo(VrrpStates.parse(nodeA).orElseThrow()).isNotEmpty();
+    for (int scrape = 0; scrape < 50; scrape++) {
+      nanos[0] += Duration.ofMillis(99).toNanos(); // 50 scrapes within 4.95 s
+      assertThat(states.read(42, dump)).isEqualTo(first);
+    }
+    assertThat(signalled).containsExactly(42L);
+
+    nanos[0] += Duration.ofMillis(50).toNanos(); // 5 s after the first signal: a new dump
+    assertThat(states.read(42, dump)).isEqualTo(VrrpStates.parse(nodeB).orElseThrow()).isNotEqualTo(first);
+    assertThat(signalled).containsExactly(42L, 42L);
+    // Another keepalived (restarted: a new pid) is asked at once.
+    assertThat(states.read(43, dump)).isNotEmpty();
+    assertThat(signalled).containsExactly(42L, 42L, 43L);
+  }
+
+  @Test
+  void aFailedDumpIsNotAskedForAgainWithinTheInterval(@TempDir Path dir) {
+    long[] nanos = {0};
+    int[] signals = {0};
+    VrrpStates states = new VrrpStates(Duration.ofSeconds(5), Duration.ofMillis(50), () -> nanos[0], pid -> {
+      signals[0]++;
+      throw new IllegalStateException("no such process");
+    });
+    for (int scrape = 0; scrape < 10; scrape++) { // at 0, 0.4, ... 3.6 s
+      assertThat(states.read(7, dir.resolve("keepalived.data"))).isEmpty();
+      nanos[0] += Duration.ofMillis(400).toNanos();
+    }
+    assertThat(signals[0]).isEqualTo(1);
+    nanos[0] = Duration.ofSeconds(5).toNanos();
+    assertThat(states.read(7, dir.resolve("keepalived.data"))).isEmpty();
+    assertThat(signals[0]).isEqualTo(2);
+  }
+
+  private static void write(Path file, String text) {
+    try {
+      Files.writeString(file, text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
     }
   }
 }
