@@ -1,15 +1,21 @@
 package org.ipamoperators.eip.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpClient;
@@ -24,8 +30,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.assertj.core.groups.Tuple;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.testsupport.crds.CrdInstaller;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
@@ -139,9 +147,11 @@ class LegacyCrdMigrationIT {
 
     await().atMost(EipIT.WAIT).untilAsserted(() -> assertThat(probe()).as("our schema is served: nothing pruned")
         .containsOnlyKeys("reclaimPolicy", "allocation", "conditions", "observedGeneration"));
+    CustomResourceDefinition crd = admin.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
+    assertThat(crd.getSpec().getVersions()).extracting(v -> v.getName() + (v.getStorage() ? " stored" : "")
+        + (v.getServed() ? " served" : "")).containsExactlyInAnyOrder("v2 stored served", "v1 served");
     assertThat(eipAsStored("db")).isEqualTo(podEipBefore);
     assertThat(eipAsStored("gw")).isEqualTo(nodeEipBefore);
-    CustomResourceDefinition crd = admin.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
     List<String> leftover = ownedBy(crd, OLD_MANAGER);
     System.out.println("fields the old manager still owns after the forced apply:\n  " + String.join("\n  ",
         leftover));
@@ -174,9 +184,9 @@ class LegacyCrdMigrationIT {
   // --- the cluster as k8s-eip-operator leaves it -----------------------------------------------------------------
 
   record OldCluster(Address pod, Address node) {
-    List<org.assertj.core.groups.Tuple> associations() {
-      return List.of(org.assertj.core.groups.Tuple.tuple(pod.allocationId(), pod.associationId()),
-          org.assertj.core.groups.Tuple.tuple(node.allocationId(), node.associationId()));
+    List<Tuple> associations() {
+      return List.of(tuple(pod.allocationId(), pod.associationId()),
+          tuple(node.allocationId(), node.associationId()));
     }
   }
 
@@ -220,7 +230,7 @@ class LegacyCrdMigrationIT {
     GenericKubernetesResource e = new GenericKubernetesResource();
     e.setApiVersion(V2);
     e.setKind("Eip");
-    e.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+    e.setMetadata(new ObjectMetaBuilder().withName(name).build());
     e.setAdditionalProperty("spec", Map.of("selector", selector));
     eips().resource(e).fieldManager(OLD_MANAGER).serverSideApply();
     return eips().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
@@ -249,9 +259,8 @@ class LegacyCrdMigrationIT {
 
   // --- what the schema keeps ----------------------------------------------------------------------------------------
 
-  private io.fabric8.kubernetes.client.dsl.MixedOperation<GenericKubernetesResource,
-      io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
-      io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> eips() {
+  private MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList,
+      Resource<GenericKubernetesResource>> eips() {
     return world.kube.genericKubernetesResources(V2, "Eip");
   }
 
@@ -263,7 +272,7 @@ class LegacyCrdMigrationIT {
     GenericKubernetesResource e = new GenericKubernetesResource();
     e.setApiVersion(V2);
     e.setKind("Eip");
-    e.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName("probe").build());
+    e.setMetadata(new ObjectMetaBuilder().withName("probe").build());
     e.setAdditionalProperty("spec", Map.of("selector", Map.of("pod", Map.of("podName", "nobody")),
         "reclaimPolicy", "Retain", "allocation", Map.of("adoptTags", Map.of("team", "payments"))));
     eips().resource(e).create();
@@ -273,7 +282,7 @@ class LegacyCrdMigrationIT {
     GenericKubernetesResource read = eips().withName("probe").get();
     eips().withName("probe").delete();
     await().atMost(EipIT.WAIT).until(() -> eips().withName("probe").get() == null);
-    Map<String, Object> kept = new java.util.TreeMap<>();
+    Map<String, Object> kept = new TreeMap<>();
     Map<?, ?> spec = (Map<?, ?>) read.getAdditionalProperties().get("spec");
     Map<?, ?> status = (Map<?, ?>) read.getAdditionalProperties().getOrDefault("status", Map.of());
     for (String k : List.of("reclaimPolicy", "allocation")) {
@@ -297,7 +306,7 @@ class LegacyCrdMigrationIT {
   }
 
   /** Paths of the fields {@code manager} owns on the object, one per owned leaf, in fieldsV1 notation. */
-  static List<String> ownedBy(io.fabric8.kubernetes.api.model.HasMetadata object, String manager) {
+  static List<String> ownedBy(HasMetadata object, String manager) {
     List<String> paths = new ArrayList<>();
     for (ManagedFieldsEntry m : object.getMetadata().getManagedFields()) {
       if (manager.equals(m.getManager())) {
@@ -362,7 +371,7 @@ class LegacyCrdMigrationIT {
     }
     assertThat(serverSide).as("a client-side apply is not what this test runs: " + command).isTrue();
     assertThat(dir).isEqualTo("crds/");
-    Map<String, Refusal> refused = new java.util.TreeMap<>();
+    Map<String, Refusal> refused = new TreeMap<>();
     for (String file : EipIT.class.getAnnotation(KubeApiTest.class).crds()) {
       String name = file.substring(file.lastIndexOf('/') + 1, file.lastIndexOf('-'));
       Refusal r = applyCrd(name, resource(file), KUBECTL_MANAGER, force);
