@@ -65,6 +65,7 @@ class LegacyCrdMigrationIT {
   /** The CRD k8s-eip-operator 0.4.0 applies at start-up (see the resource's README). */
   static final String OLD_CRD = "legacy/eips.materialize.cloud-k8s-eip-operator-0.4.0.json";
   static final String V2 = "materialize.cloud/v2";
+  static final String V1 = "materialize.cloud/v1";
 
   private KubeApiServer server;
   private KubernetesClient admin;
@@ -140,6 +141,8 @@ class LegacyCrdMigrationIT {
     OldCluster old = oldCluster();
     Map<String, Object> podEipBefore = eipAsStored("db");
     Map<String, Object> nodeEipBefore = eipAsStored("gw");
+    assertThat(eipAsStored("legacy")).as("read as v2 through the old schema, podName is pruned")
+        .extracting("spec").isEqualTo(Map.of());
 
     // Step 1 (old operator scaled to 0): it does not run here. Step 2, as written:
     String step = readmeApplyCommand();
@@ -152,14 +155,9 @@ class LegacyCrdMigrationIT {
         + (v.getServed() ? " served" : "")).containsExactlyInAnyOrder("v2 stored served", "v1 served");
     assertThat(eipAsStored("db")).isEqualTo(podEipBefore);
     assertThat(eipAsStored("gw")).isEqualTo(nodeEipBefore);
-    List<String> leftover = ownedBy(crd, OLD_MANAGER);
-    System.out.println("fields the old manager still owns after the forced apply:\n  " + String.join("\n  ",
-        leftover));
-    // .spec.versions is atomic: the forced apply took it whole (schemas, served, storage, subresources, columns).
-    assertThat(leftover).as("the old manager keeps only names it shares with ours, and two empty lists")
-        .allMatch(p -> p.matches("f:spec\\.f:(group|scope|names\\.f:(kind|plural|singular|categories|shortNames))"));
-    assertThat(crd.getSpec().getNames().getCategories()).isEmpty();
-    assertThat(crd.getSpec().getNames().getShortNames()).isEmpty();
+    assertThat(eipAsStored("legacy")).as("lost when written: pruned by the old v2 schema on the way to storage")
+        .extracting("spec").isEqualTo(Map.of());
+    oldManagerKeepsNothingThatMatters(crd);
 
     // Step 3: our operator with the same CLUSTER_NAME.
     world.start(server, moto);
@@ -171,6 +169,18 @@ class LegacyCrdMigrationIT {
         .containsExactlyInAnyOrderElementsOf(old.associations());
     assertThat(world.eip("db").getStatus().associationId()).isEqualTo(old.pod().associationId());
     assertThat(world.eip("gw").getStatus().associationId()).isEqualTo(old.node().associationId());
+    // The Eip the old schema emptied says so, and keeps its address (tagged with its UID) for the user to fix.
+    await().atMost(EipIT.WAIT).untilAsserted(() -> {
+      assertThat(world.condition("legacy", "Ready").getReason()).isEqualTo("InvalidSpec");
+      assertThat(world.events("Eip", "legacy")).anyMatch(e -> e.startsWith("InvalidSpec: set spec.selector"));
+    });
+    assertThat(world.eip("legacy").getStatus().allocationId()).isEqualTo(old.v1().allocationId());
+    eips().withName("legacy").patch(PatchContext.of(PatchType.JSON_MERGE),
+        "{\"spec\":{\"selector\":{\"pod\":{\"podName\":\"db-1\"}}}}");
+    await().atMost(EipIT.WAIT).untilAsserted(() -> {
+      assertThat(world.condition("legacy", "Ready").getReason()).isEqualTo("PodNotFound");
+      assertThat(world.eip("legacy").getStatus().allocationId()).isEqualTo(old.v1().allocationId());
+    });
     for (String call : List.of("AllocateAddress", "AssociateAddress", "DisassociateAddress", "ReleaseAddress")) {
       assertThat(world.count(call)).as(call).isZero();
     }
@@ -181,12 +191,23 @@ class LegacyCrdMigrationIT {
     System.out.println("the old operator's CRD apply after the migration: " + again.message());
   }
 
+  /** .spec.versions is atomic: the forced apply took it whole (schemas, served, storage, subresources, columns). */
+  private static void oldManagerKeepsNothingThatMatters(CustomResourceDefinition crd) {
+    List<String> leftover = ownedBy(crd, OLD_MANAGER);
+    System.out.println("fields the old manager still owns after the forced apply:\n  " + String.join("\n  ",
+        leftover));
+    assertThat(leftover).as("the old manager keeps only names it shares with ours, and two empty lists")
+        .allMatch(p -> p.matches("f:spec\\.f:(group|scope|names\\.f:(kind|plural|singular|categories|shortNames))"));
+    assertThat(crd.getSpec().getNames().getCategories()).isEmpty();
+    assertThat(crd.getSpec().getNames().getShortNames()).isEmpty();
+  }
+
   // --- the cluster as k8s-eip-operator leaves it -----------------------------------------------------------------
 
-  record OldCluster(Address pod, Address node) {
+  record OldCluster(Address pod, Address node, Address v1) {
     List<Tuple> associations() {
       return List.of(tuple(pod.allocationId(), pod.associationId()),
-          tuple(node.allocationId(), node.associationId()));
+          tuple(node.allocationId(), node.associationId()), tuple(v1.allocationId(), null));
     }
   }
 
@@ -222,7 +243,25 @@ class LegacyCrdMigrationIT {
     Address nodeAssociated = world.address(node.allocationId());
     assertThat(nodeAssociated.privateIpAddress()).isEqualTo(host.privateIp());
     oldStatus("gw", nodeAssociated, world.nodeName("n1"));
-    return new OldCluster(podAssociated, nodeAssociated);
+    return new OldCluster(podAssociated, nodeAssociated, v1Eip());
+  }
+
+  /**
+   * An Eip written through v1 after the old operator's last start (its upgrade of v1 objects runs at start only),
+   * with an address recorded in its status. The old v2 schema prunes its podName on the way to storage.
+   */
+  private Address v1Eip() {
+    GenericKubernetesResource e = new GenericKubernetesResource();
+    e.setApiVersion(V1);
+    e.setKind("Eip");
+    e.setMetadata(new ObjectMetaBuilder().withName("legacy").build());
+    e.setAdditionalProperty("spec", Map.of("podName", "db-1"));
+    String uid = world.kube.genericKubernetesResources(V1, "Eip").resource(e).create().getMetadata().getUid();
+    Address a = oldAddress("legacy", uid, EipNames.TAG_POD, "db-1");
+    world.kube.genericKubernetesResources(V1, "Eip").withName("legacy").subresource("status").patch(
+        PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"allocationId\":\"" + a.allocationId()
+            + "\",\"publicIpAddress\":\"" + a.publicIp() + "\"}}");
+    return a;
   }
 
   /** An Eip as the old operator writes one: server-side applied v2 spec, then its finalizer. Returns the UID. */
@@ -340,8 +379,8 @@ class LegacyCrdMigrationIT {
     int start = readme.indexOf("## Migrating from k8s-eip-operator");
     assertThat(start).as("README.md has the migration section").isNotNegative();
     int end = readme.indexOf("\n## ", start + 1);
-    Matcher m = Pattern.compile("`(kubectl apply [^`]*-f crds/)`").matcher(readme.substring(start, end < 0 ? readme.length()
-        : end));
+    String section = readme.substring(start, end < 0 ? readme.length() : end);
+    Matcher m = Pattern.compile("`(kubectl apply [^`]*-f crds/)`").matcher(section);
     List<String> found = new ArrayList<>();
     while (m.find()) {
       found.add(m.group(1));
