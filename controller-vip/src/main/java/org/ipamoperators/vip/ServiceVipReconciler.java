@@ -33,6 +33,7 @@ import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.VipAnnotations;
+import org.ipamoperators.vip.legacy.LegacyReservations;
 import org.ipamoperators.vip.plan.GroupInfo;
 import org.ipamoperators.vip.plan.Holding;
 import org.ipamoperators.vip.plan.ServiceHoldings;
@@ -601,8 +602,9 @@ public class ServiceVipReconciler implements Reconciler<Service> {
    * deleted, so no moment exists in which the address is free in the ledger while the Service still
    * announces it (another Service, or a second replica, could take it then). Returns what it held.
    */
-  private Set<String> unpublishThenRelease(Service svc, ClaimOwner owner) {
+  private Set<String> unpublishThenRelease(Service svc, ClaimOwner owner, Set<String> keep) {
     Map<String, String> held = holdingsToRelease(svc, owner);
+    held.keySet().removeAll(keep);
     List<String> ingress = VipServices.ingress(svc);
     if (ingress.stream().anyMatch(held::containsKey)) {
       status.write(svc, Ingress.without(ingress, held.keySet()), null);
@@ -611,9 +613,17 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     return held.keySet();
   }
 
+  /** Own claims adopted from a legacy VirtualIP that still stands for this Service: kept until it is migrated. */
+  private Set<String> legacyReserved(Service svc, ClaimOwner owner) {
+    List<String> adopted = claimed(svc, owner).keySet().stream()
+        .filter(ip -> index.get(ip).map(e -> LegacyReservations.isAdoptedFromVirtualIp(e.claim())).orElse(false))
+        .map(Ip::toString).toList();
+    return LegacyReservations.reserved(client, svc, adopted);
+  }
+
   /** No longer ours to serve (type or class changed): unpublish, release, drop an old finalizer. */
   private void letGo(Service svc, ClaimOwner owner) {
-    Set<String> released = unpublishThenRelease(svc, owner);
+    Set<String> released = unpublishThenRelease(svc, owner, legacyReserved(svc, owner));
     dropOldFinalizers(svc);
     if (!released.isEmpty()) {
       LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),

@@ -98,7 +98,7 @@ public final class LegacyAdoption {
       String pool = pool(ip, labels, groups);
       ClaimOwner owner = svc != null ? ServiceVipReconciler.owner(svc)
           : new ClaimOwner(ServiceVipReconciler.CONTROLLER, "Service", namespace, service, null);
-      ClaimResult r = ledger.claim(ip, pool, owner, Map.of(LABEL_ADOPTED, vip != null ? "virtualip" : "ip"));
+      ClaimResult r = ledger.claim(ip, pool, owner, Map.of(LABEL_ADOPTED, vip != null ? LegacyReservations.VIRTUAL_IP : "ip"));
       if (r.ours()) {
         adopted.add(name);
       } else {

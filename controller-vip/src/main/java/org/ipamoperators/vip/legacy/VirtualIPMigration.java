@@ -146,7 +146,7 @@ public final class VirtualIPMigration implements AutoCloseable {
             return;
           }
           ClaimResult r = ledger.claim(address, "ipgroup/" + group.get(), ServiceVipReconciler.owner(svc),
-              Map.of(LegacyAdoption.LABEL_ADOPTED, "virtualip"));
+              Map.of(LegacyAdoption.LABEL_ADOPTED, LegacyReservations.VIRTUAL_IP));
           if (!r.ours()) {
             blocked(v, state, ip + " is held by " + r.holder().describe());
             return;

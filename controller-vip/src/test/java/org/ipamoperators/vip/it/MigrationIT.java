@@ -154,6 +154,9 @@ class MigrationIT {
     cluster.create(cluster.lb("blocked"));
     virtualIp("blocked-vip", "blocked", "198.51.100.6");
     ipObject("198.51.100.6", LegacyKinds.LABEL_GSM, "g1", ns + "/blocked-vip");
+    // An address the old operator gave a Service that is no LoadBalancer any more, and no VirtualIP stands for.
+    cluster.create(cluster.lb("was-lb").editSpec().withType("ClusterIP").withAllocateLoadBalancerNodePorts(null).endSpec());
+    ipObject("198.51.100.8", LegacyKinds.LABEL_GSM, "g1", ns + "/was-lb");
 
     operator = VipCluster.startOperator(server);
     // The VirtualIP's address is reserved for its Service from the start.
@@ -161,6 +164,11 @@ class MigrationIT {
     cluster.create(cluster.lb("fresh"));
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.ingress("fresh")).hasSize(1));
     assertThat(cluster.ingress("fresh")).doesNotContain("198.51.100.4", "198.51.100.6");
+    // The orphan sweep hands the non-LoadBalancer Services holding claims to their reconcile, which lets
+    // go of was-lb's address but keeps the one the VirtualIP still reserves for app.
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claim("198.51.100.8")).isNull());
+    await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+        assertThat(cluster.claim("198.51.100.4").getSpec().owner().name()).isEqualTo("app"));
     assertThat(status(virtualIp("legacy"), "state")).isEqualTo("Valid"); // nothing happens unasked
 
     client.genericKubernetesResources(LegacyKinds.VIRTUAL_IP).inNamespace(ns).withName("legacy").edit(v -> {
