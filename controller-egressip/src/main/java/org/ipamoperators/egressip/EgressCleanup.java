@@ -3,8 +3,6 @@ package org.ipamoperators.egressip;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import java.util.ArrayList;
@@ -14,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.ipamoperators.controller.common.kube.MergePatch;
 import org.ipamoperators.controller.common.kube.Conditions;
 import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.kube.RetryBackoff;
@@ -154,9 +153,8 @@ final class EgressCleanup {
         "deletion waits until nothing shows this EgressIPAM's addresses: " + message,
         ipam.getMetadata().getGeneration());
     try {
-      client.resources(EgressIPAM.class).withName(ipam.getMetadata().getName()).subresource("status")
-          .patch(PatchContext.of(PatchType.JSON_MERGE),
-              Serialization.asJson(Map.of("status", Map.of("conditions", conditions))));
+      MergePatch.applyStatus(client, EgressIPAM.class, null, ipam.getMetadata().getName(),
+          Serialization.asJson(Map.of("status", Map.of("conditions", conditions))));
     } catch (KubernetesClientException e) {
       LOG.info("EgressIPAM {}: status not written while its deletion waits: {}", ipam.getMetadata().getName(),
           e.getMessage());

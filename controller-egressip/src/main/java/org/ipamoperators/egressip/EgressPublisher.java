@@ -4,8 +4,6 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.ipamoperators.controller.common.kube.MergePatch;
 import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.ledger.BlockClaim;
 import org.ipamoperators.controller.common.ledger.BlockLedger;
@@ -208,7 +207,7 @@ final class EgressPublisher {
     meta.put("resourceVersion", ns.getMetadata().getResourceVersion());
     meta.put("annotations", annotations);
     try {
-      views.namespacesWritten.wrote(client.namespaces().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+      views.namespacesWritten.wrote(MergePatch.apply(client, Namespace.class, null, name,
           Serialization.asJson(Map.of("metadata", meta))));
       return true;
     } catch (KubernetesClientException e) {
@@ -243,7 +242,7 @@ final class EgressPublisher {
     annotations.put(EgressAnnotations.EGRESSIPS, null);
     annotations.put(EgressAnnotations.EGRESSIPS_PUBLISHED, null);
     try {
-      views.namespacesWritten.wrote(client.namespaces().withName(ns).patch(PatchContext.of(PatchType.JSON_MERGE),
+      views.namespacesWritten.wrote(MergePatch.apply(client, Namespace.class, null, ns,
           Serialization.asJson(Map.of("metadata", Map.of("annotations", annotations)))));
       return null;
     } catch (KubernetesClientException e) {

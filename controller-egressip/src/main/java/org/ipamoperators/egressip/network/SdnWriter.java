@@ -3,8 +3,6 @@ package org.ipamoperators.egressip.network;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
 import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
@@ -24,6 +22,7 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import org.ipamoperators.controller.common.kube.MergePatch;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
 
@@ -231,8 +230,7 @@ public final class SdnWriter {
   private <T extends HasMetadata> T patch(Class<T> type, String name, String resourceVersion, Map<String, Object> fields) {
     Map<String, Object> body = new LinkedHashMap<>(fields);
     body.put("metadata", Map.of("resourceVersion", resourceVersion));
-    return client.resources(type).withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
-        Serialization.asJson(body));
+    return MergePatch.apply(client, type, null, name, Serialization.asJson(body));
   }
 
   private static List<String> keepForeign(List<String> values, Predicate<String> ours) {

@@ -75,13 +75,13 @@ class EgressScaleBenchmark {
   private static final Pattern WRITE_BY_RESOURCE = Pattern.compile(
       "^apiserver_request_total\\{([^}]*)\\} ([0-9.e+]+)$", Pattern.MULTILINE);
 
-  /** Writes per "resource[/subresource] VERB", to say where the controller's writes go. */
-  static Map<String, Double> writesByResource(KubernetesClient client) {
+  /** Requests per "resource[/subresource] VERB", to say where the controller's writes and reads go. */
+  static Map<String, Double> requestsByResource(KubernetesClient client) {
     Map<String, Double> out = new TreeMap<>();
     Matcher m = WRITE_BY_RESOURCE.matcher(client.raw("/metrics"));
     while (m.find()) {
       String labels = m.group(1);
-      Matcher verb = Pattern.compile("verb=\"(POST|PUT|PATCH|DELETE|APPLY)\"").matcher(labels);
+      Matcher verb = Pattern.compile("verb=\"([A-Z]+)\"").matcher(labels);
       Matcher resource = Pattern.compile("(?:^|,)resource=\"([^\"]*)\"").matcher(labels);
       Matcher sub = Pattern.compile("subresource=\"([^\"]*)\"").matcher(labels);
       if (verb.find() && resource.find()) {
@@ -159,7 +159,7 @@ class EgressScaleBenchmark {
       Thread.sleep(2000);
       double cpuBefore = cpuSeconds(operator.pid());
       double before = writes(client);
-      Map<String, Double> byResourceBefore = writesByResource(client);
+      Map<String, Double> byResourceBefore = requestsByResource(client);
       long start = System.nanoTime();
       ExecutorService pool = Executors.newFixedThreadPool(8);
       for (int i = 0; i < NAMESPACES; i++) {
@@ -172,7 +172,7 @@ class EgressScaleBenchmark {
       await().atMost(Duration.ofMinutes(30)).pollInterval(Duration.ofSeconds(2)).until(() -> done(client, cluster));
       double seconds = (System.nanoTime() - start) / 1e9;
       double after = writes(client);
-      Map<String, Double> byResource = writesByResource(client);
+      Map<String, Double> byResource = requestsByResource(client);
       byResourceBefore.forEach((k, v) -> byResource.merge(k, -v, Double::sum));
       byResource.values().removeIf(v -> v < 0.5);
       double cpu = cpuSeconds(operator.pid());
@@ -198,7 +198,11 @@ class EgressScaleBenchmark {
           after - before, testWrites, controllerWrites, controllerWrites / NAMESPACES, cpu - cpuBefore, cpu, rss,
           perNode.values().stream().mapToInt(Integer::intValue).min().orElse(0),
           perNode.values().stream().mapToInt(Integer::intValue).max().orElse(0));
+      Map<String, Double> reads = new TreeMap<>(byResource);
+      reads.keySet().removeIf(k -> !k.endsWith(" GET") && !k.endsWith(" LIST") && !k.endsWith(" WATCH"));
+      byResource.keySet().removeAll(reads.keySet());
       System.out.println("  writes by resource (test's included): " + byResource);
+      System.out.println("  reads by resource (test's included): " + reads);
     } finally {
       operator.getOutputStream().close();
       if (!operator.waitFor(20, TimeUnit.SECONDS)) {
