@@ -1,6 +1,5 @@
 package org.ipamoperators.egressip.plan;
 
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -15,8 +14,6 @@ import org.ipamoperators.core.address.InvalidAddressException;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.core.allocation.AllocationStrategy;
-import org.ipamoperators.core.allocation.Allocator;
-import org.ipamoperators.core.allocation.AllocatorOptions;
 import org.ipamoperators.core.placement.IpDemand;
 import org.ipamoperators.core.placement.NodeState;
 import org.ipamoperators.core.placement.PlacementOptions;
@@ -93,135 +90,77 @@ public final class EgressPlanner {
           Memory.NONE, 0, false);
     }
     Map<String, Settled> before = previous != null && spec.equals(previous.spec()) ? previous.settled() : Map.of();
-    List<CIDRAssignment> cidrs = spec.cidrs();
-    List<Pool> pools = new ArrayList<>();
-    List<Allocator> allocators = new ArrayList<>();
-    AllocationStrategy strategy = spec.strategy() == null ? AllocationStrategy.FIRST_FREE
-        : AllocationStrategy.valueOf(spec.strategy());
-    for (int i = 0; i < cidrs.size(); i++) {
-      Pool p = Pool.of(cidrs.get(i).cidr(), List.of(cidrs.get(i).cidr()), cidrs.get(i).reservedOrEmpty());
-      pools.add(p);
-      allocators.add(Allocator.create(p, AllocatorOptions.of(strategy)));
-    }
-
-    // Addresses nobody may get: nodes' own addresses and other owners' claims.
-    Map<Ip, String> takenBy = new HashMap<>();
-    for (NodeInfo n : nodes) {
-      for (Ip ip : n.primaryAddresses()) {
-        int c = cidrIndex(pools, ip);
-        if (c >= 0) {
-          allocators.get(c).claim(ip);
-          takenBy.put(ip, "node " + n.name() + " (its own address)");
-        }
-      }
-    }
+    PlanDraft d = new PlanDraft(spec);
+    d.takeNodeAddresses(nodes); // addresses nobody may get: nodes' own and other owners' claims
     Map<String, NamespaceState> wanting = new TreeMap<>();
     namespaces.forEach(n -> wanting.put(n.name(), n));
-    List<Ip> toRelease = new ArrayList<>();
-    Map<String, List<ClaimState>> claimsByNamespace = new TreeMap<>();
-    List<ClaimState> ordered = new ArrayList<>(claims);
-    ordered.sort(Comparator.comparing(ClaimState::address));
-    for (ClaimState c : ordered) {
-      int idx = cidrIndex(pools, c.address());
-      if (!c.ours()) {
-        if (idx >= 0) {
-          allocators.get(idx).claim(c.address());
-          takenBy.put(c.address(), c.foreignOwner());
-        }
-        continue;
-      }
-      if (idx < 0 || !wanting.containsKey(c.namespace())) {
-        toRelease.add(c.address()); // CIDR removed from the spec, or the namespace left
-        if (idx >= 0) {
-          // Break before make: not given to another namespace in the pass that releases it. Still on an
-          // interface, the release waits for its detach, and a new owner planned on it now would keep the
-          // placement from ever detaching it.
-          allocators.get(idx).claim(c.address());
-          takenBy.put(c.address(), "namespace " + c.namespace() + " (being released)");
-        }
-        continue;
-      }
-      allocators.get(idx).claim(c.address());
-      takenBy.put(c.address(), "namespace " + c.namespace());
-      claimsByNamespace.computeIfAbsent(c.namespace(), k -> new ArrayList<>()).add(c);
-    }
-
-    TreeMap<String, List<Ip>> toClaim = new TreeMap<>();
-    TreeMap<String, String> annotations = new TreeMap<>();
-    TreeMap<String, List<Ip>> served = new TreeMap<>();
-    List<NamespaceProblem> problems = new ArrayList<>();
-    List<Ip> releaseAfterPass = new ArrayList<>();
+    Map<String, List<ClaimState>> claimsByNamespace = d.takeClaims(claims, wanting.keySet());
     Map<String, Settled> settled = new HashMap<>();
     int reused = 0;
     for (NamespaceState ns : wanting.values()) {
       List<ClaimState> held = claimsByNamespace.getOrDefault(ns.name(), List.of());
       Settled s = before.get(ns.name());
       if (s != null && s.state().equals(ns) && holdsExactly(held, s.addresses())) {
-        served.put(ns.name(), s.addresses()); // what the full plan decides: planWritten with every address its own
+        d.served.put(ns.name(), s.addresses()); // what the full plan decides: planWritten with every address its own
         settled.put(ns.name(), s);
         reused++;
-        continue;
-      }
-      int releases = toRelease.size();
-      if (ns.egressIps() != null && !ns.egressIps().isBlank()) {
-        planWritten(ns, held, pools, allocators, takenBy, toClaim, annotations, served, toRelease, problems);
       } else {
-        planUnwritten(ns, held, pools, allocators, strategy, takenBy, toClaim, annotations, served, toRelease,
-            releaseAfterPass, problems);
-      }
-      List<Ip> ips = served.get(ns.name());
-      if (ips != null && !toClaim.containsKey(ns.name()) && !annotations.containsKey(ns.name())
-          && toRelease.size() == releases && holdsExactly(held, ips)) {
-        settled.put(ns.name(), new Settled(ns, ips));
+        decide(ns, held, d).ifPresent(x -> settled.put(ns.name(), x));
       }
     }
-    for (Ip ip : releaseAfterPass) {
-      allocators.get(cidrIndex(pools, ip)).release(ip);
-    }
+    d.freeReleased();
+    Placed placed = place(previous, d, nodes, placementOptions);
+    d.problems.sort(Comparator.comparing(NamespaceProblem::namespace));
+    EgressPlan plan = new EgressPlan(List.of(), d.toClaim, d.toRelease, d.annotations, d.served, placed.plan(),
+        d.problems, d.usage(), placed.cidrOf());
+    return new Result(plan, new Memory(spec, settled, placed.nodes(), placed.demands(), placementOptions, placed.plan()),
+        reused, placed.reused());
+  }
 
+  /** Decides one namespace from scratch; its settled decision when it is left with nothing to do. */
+  private static Optional<Settled> decide(NamespaceState ns, List<ClaimState> held, PlanDraft d) {
+    int releases = d.toRelease.size();
+    if (ns.egressIps() != null && !ns.egressIps().isBlank()) {
+      planWritten(ns, held, d);
+    } else {
+      planUnwritten(ns, held, d);
+    }
+    List<Ip> ips = d.served.get(ns.name());
+    if (ips != null && !d.toClaim.containsKey(ns.name()) && !d.annotations.containsKey(ns.name())
+        && d.toRelease.size() == releases && holdsExactly(held, ips)) {
+      return Optional.of(new Settled(ns, ips));
+    }
+    return Optional.empty();
+  }
+
+  /** A placement with the inputs it was computed from, and whether the previous plan's was reused. */
+  private record Placed(PlacementPlan plan, List<NodeState> nodes, List<IpDemand> demands, Map<Ip, Integer> cidrOf,
+      boolean reused) {}
+
+  /** Places the served addresses on the nodes; the previous placement when its nodes and demands are the same. */
+  private static Placed place(Memory previous, PlanDraft d, List<NodeInfo> nodes, PlacementOptions options) {
     Map<Ip, Integer> cidrOf = new HashMap<>();
     List<IpDemand> demands = new ArrayList<>();
-    served.forEach((ns, ips) -> {
+    d.served.forEach((ns, ips) -> {
       for (int i = 0; i < ips.size(); i++) {
         cidrOf.put(ips.get(i), i);
-        demands.add(new IpDemand(ips.get(i), cidrs.get(i).labelValue(), ns));
+        demands.add(new IpDemand(ips.get(i), d.cidrs.get(i).labelValue(), ns));
       }
     });
     List<NodeState> nodeStates = new ArrayList<>();
     for (NodeInfo n : nodes) {
       Set<Ip> ours = new HashSet<>();
-      n.hosting().stream().filter(ip -> cidrIndex(pools, ip) >= 0).forEach(ours::add);
+      n.hosting().stream().filter(ip -> d.cidrIndex(ip) >= 0).forEach(ours::add);
       boolean inGroup = n.selected() && n.topologyValue() != null;
-      if (!inGroup && ours.isEmpty()) {
-        continue;
+      if (inGroup || !ours.isEmpty()) {
+        nodeStates.add(new NodeState(n.name(), inGroup ? n.topologyValue() : null, inGroup && n.eligible(),
+            n.capacity(), ours));
       }
-      nodeStates.add(new NodeState(n.name(), inGroup ? n.topologyValue() : null,
-          inGroup && n.eligible(), n.capacity(), ours));
     }
-    boolean placementReused = previous != null && previous.placement() != null
-        && placementOptions.equals(previous.placedOptions()) && nodeStates.equals(previous.placedNodes())
-        && demands.equals(previous.placedDemands());
-    PlacementPlan placement = placementReused ? previous.placement()
-        : PlacementPlanner.plan(nodeStates, demands, placementOptions);
-
-    List<EgressPlan.CidrUsage> usage = new ArrayList<>();
-    for (int i = 0; i < pools.size(); i++) {
-      Allocator a = allocators.get(i);
-      var family = pools.get(i).families().iterator().next();
-      BigInteger allocated = BigInteger.ZERO;
-      for (List<Ip> ips : served.values()) {
-        if (ips.size() > i && pools.get(i).contains(ips.get(i))) {
-          allocated = allocated.add(BigInteger.ONE);
-        }
-      }
-      usage.add(new EgressPlan.CidrUsage(cidrs.get(i).cidr(), a.capacity(family), allocated,
-          a.freeCount(family)));
-    }
-    problems.sort(Comparator.comparing(NamespaceProblem::namespace));
-    EgressPlan plan = new EgressPlan(List.of(), toClaim, toRelease, annotations, served, placement, problems, usage,
-        cidrOf);
-    return new Result(plan, new Memory(spec, settled, nodeStates, demands, placementOptions, placement), reused,
-        placementReused);
+    boolean reused = previous != null && previous.placement() != null && options.equals(previous.placedOptions())
+        && nodeStates.equals(previous.placedNodes()) && demands.equals(previous.placedDemands());
+    PlacementPlan placement = reused ? previous.placement() : PlacementPlanner.plan(nodeStates, demands, options);
+    return new Placed(placement, nodeStates, demands, cidrOf, reused);
   }
 
   /** Whether a namespace's claims are exactly these addresses (each once). */
@@ -238,87 +177,84 @@ public final class EgressPlanner {
   }
 
   /** A namespace whose annotation names its addresses: check them and claim what is missing. */
-  private static void planWritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
-      List<Allocator> allocators, Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim, Map<String, String> annotations,
-      Map<String, List<Ip>> served, List<Ip> toRelease, List<NamespaceProblem> problems) {
+  private static void planWritten(NamespaceState ns, List<ClaimState> held, PlanDraft d) {
+    Set<Ip> ownClaims = new HashSet<>();
+    held.forEach(c -> ownClaims.add(c.address()));
+    Optional<List<Ip>> written = checkWritten(ns, ownClaims, d);
+    if (written.isEmpty()) {
+      return;
+    }
+    List<Ip> ips = written.get();
+    List<Ip> missing = ips.stream().filter(ip -> !ownClaims.contains(ip)).toList();
+    // Taken for the rest of the pass, for written and allocated addresses alike.
+    missing.forEach(ip -> d.take(ip, "namespace " + ns.name()));
+    if (!missing.isEmpty()) {
+      d.toClaim.put(ns.name(), missing);
+    }
+    held.stream().map(ClaimState::address).filter(ip -> !ips.contains(ip)).forEach(d.toRelease::add);
+    String normalized = String.join(",", ips.stream().map(Ip::toString).toList());
+    if (!normalized.equals(ns.egressIps())) {
+      d.annotations.put(ns.name(), normalized);
+    }
+    d.served.put(ns.name(), ips);
+  }
+
+  /** The written addresses when they can be served as written; else empty, the problem recorded. */
+  private static Optional<List<Ip>> checkWritten(NamespaceState ns, Set<Ip> ownClaims, PlanDraft d) {
     String[] parts = ns.egressIps().split(",", -1);
+    List<Pool> pools = d.pools;
     String expect = "write one address per CIDR, in order: "
         + String.join(",", pools.stream().map(Pool::name).toList());
     if (parts.length != pools.size()) {
-      problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
+      return d.refuse(ns, NamespaceProblem.Reason.INVALID_ANNOTATION,
           "egressips " + quoted(ns.egressIps()) + " has " + parts.length + " address"
           + (parts.length == 1 ? "" : "es") + " for " + pools.size() + " CIDR"
-          + (pools.size() == 1 ? "" : "s") + "; " + expect));
-      return;
+          + (pools.size() == 1 ? "" : "s") + "; " + expect);
     }
-    Set<Ip> ownClaims = new HashSet<>();
-    held.forEach(c -> ownClaims.add(c.address()));
     List<Ip> ips = new ArrayList<>();
     for (int i = 0; i < parts.length; i++) {
-      String text = parts[i].trim();
       Ip ip;
       try {
-        ip = Ip.parse(text);
+        ip = Ip.parse(parts[i].trim());
       } catch (InvalidAddressException e) {
-        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
-            "egressips entry " + (i + 1) + " " + quoted(parts[i]) + " is not an IP address; " + expect));
-        return;
+        return d.refuse(ns, NamespaceProblem.Reason.INVALID_ANNOTATION,
+            "egressips entry " + (i + 1) + " " + quoted(parts[i]) + " is not an IP address; " + expect);
       }
       Pool pool = pools.get(i);
       if (!pool.contains(ip)) {
-        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
-            "egressips entry " + (i + 1) + " " + ip + " is not in CIDR " + pool.name() + "; " + expect));
-        return;
+        return d.refuse(ns, NamespaceProblem.Reason.INVALID_ANNOTATION,
+            "egressips entry " + (i + 1) + " " + ip + " is not in CIDR " + pool.name() + "; " + expect);
       }
       Optional<String> unusable = pool.whyUnusable(ip);
       if (unusable.isPresent() && !ownClaims.contains(ip)) {
-        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
-            "egressips entry " + (i + 1) + ": " + unusable.get()));
-        return;
+        return d.refuse(ns, NamespaceProblem.Reason.INVALID_ANNOTATION,
+            "egressips entry " + (i + 1) + ": " + unusable.get());
       }
-      String holder = takenBy.get(ip);
+      String holder = d.takenBy.get(ip);
       if (holder != null && !ownClaims.contains(ip)) {
-        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.ADDRESS_TAKEN,
-            "egressips entry " + (i + 1) + " " + ip + " is held by " + holder));
-        return;
+        return d.refuse(ns, NamespaceProblem.Reason.ADDRESS_TAKEN,
+            "egressips entry " + (i + 1) + " " + ip + " is held by " + holder);
       }
       ips.add(ip);
     }
     if (new HashSet<>(ips).size() != ips.size()) {
-      problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.INVALID_ANNOTATION,
-          "egressips " + quoted(ns.egressIps()) + " lists an address twice"));
-      return;
+      return d.refuse(ns, NamespaceProblem.Reason.INVALID_ANNOTATION,
+          "egressips " + quoted(ns.egressIps()) + " lists an address twice");
     }
-    List<Ip> missing = ips.stream().filter(ip -> !ownClaims.contains(ip)).toList();
-    for (Ip ip : missing) {
-      // Taken for the rest of the pass, for written and allocated addresses alike.
-      takenBy.put(ip, "namespace " + ns.name());
-      allocators.get(cidrIndex(pools, ip)).claim(ip);
-    }
-    if (!missing.isEmpty()) {
-      toClaim.put(ns.name(), missing);
-    }
-    held.stream().map(ClaimState::address).filter(ip -> !ips.contains(ip)).forEach(toRelease::add);
-    String normalized = String.join(",", ips.stream().map(Ip::toString).toList());
-    if (!normalized.equals(ns.egressIps())) {
-      annotations.put(ns.name(), normalized);
-    }
-    served.put(ns.name(), ips);
+    return Optional.of(ips);
   }
 
   /** A namespace without addresses written: adopt unpublished claims, allocate the rest. */
-  private static void planUnwritten(NamespaceState ns, List<ClaimState> held, List<Pool> pools,
-      List<Allocator> allocators, AllocationStrategy strategy, Map<Ip, String> takenBy, Map<String, List<Ip>> toClaim,
-      Map<String, String> annotations, Map<String, List<Ip>> served, List<Ip> toRelease,
-      List<Ip> releaseAfterPass, List<NamespaceProblem> problems) {
+  private static void planUnwritten(NamespaceState ns, List<ClaimState> held, PlanDraft d) {
+    List<Pool> pools = d.pools;
     Ip[] chosen = new Ip[pools.size()];
     for (ClaimState c : held) {
-      int idx = cidrIndex(pools, c.address());
+      int idx = d.cidrIndex(c.address());
       if (!c.published() && chosen[idx] == null) {
         chosen[idx] = c.address(); // claimed, never published: a restart in between; keep it
       } else {
-        toRelease.add(c.address()); // the user removed the annotation: new addresses, as before
-        releaseAfterPass.add(c.address());
+        d.toRelease.add(c.address()); // the user removed the annotation: new addresses, as before
+        d.releaseAfterPass.add(c.address());
       }
     }
     List<Ip> fresh = new ArrayList<>();
@@ -327,24 +263,24 @@ public final class EgressPlanner {
         continue;
       }
       var family = pools.get(i).families().iterator().next();
-      Optional<Ip> ip = allocators.get(i).allocate(family, strategy, ns.name());
+      Optional<Ip> ip = d.allocators.get(i).allocate(family, d.strategy, ns.name());
       if (ip.isEmpty()) {
-        fresh.forEach(f -> allocators.get(cidrIndex(pools, f)).release(f));
-        problems.add(new NamespaceProblem(ns.name(), NamespaceProblem.Reason.CIDR_EXHAUSTED,
-            "CIDR " + pools.get(i).name() + " has no free address (" + allocators.get(i).capacity(family)
-            + " usable, all allocated or reserved); the namespace gets its addresses when one is released"));
+        fresh.forEach(f -> d.allocators.get(d.cidrIndex(f)).release(f));
+        d.refuse(ns, NamespaceProblem.Reason.CIDR_EXHAUSTED,
+            "CIDR " + pools.get(i).name() + " has no free address (" + d.allocators.get(i).capacity(family)
+            + " usable, all allocated or reserved); the namespace gets its addresses when one is released");
         return;
       }
       chosen[i] = ip.get();
       fresh.add(ip.get());
     }
     List<Ip> ips = List.of(chosen);
-    fresh.forEach(ip -> takenBy.put(ip, "namespace " + ns.name())); // a written annotation cannot take it too
+    fresh.forEach(ip -> d.takenBy.put(ip, "namespace " + ns.name())); // a written annotation cannot take it too
     if (!fresh.isEmpty()) {
-      toClaim.put(ns.name(), fresh);
+      d.toClaim.put(ns.name(), fresh);
     }
-    annotations.put(ns.name(), String.join(",", ips.stream().map(Ip::toString).toList()));
-    served.put(ns.name(), ips);
+    d.annotations.put(ns.name(), String.join(",", ips.stream().map(Ip::toString).toList()));
+    d.served.put(ns.name(), ips);
   }
 
   /**
