@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,7 +103,7 @@ final class EgressCleanup {
     Map<Ip, HeldAddress> held = heldForCleanup(ipam);
     List<String> failures = new ArrayList<>();
     Set<String> cleared = new HashSet<>();
-    Set<String> unpublished = new HashSet<>();
+    Map<String, Set<Ip>> unpublish = new HashMap<>(); // a user's own (manual) annotation stays
     List<IpRange> ranges = new ArrayList<>(EgressPolicy.parsableCidrs(ipam.getSpec())); // an invalid CIDR's addresses come from the claims
     for (var e : held.entrySet()) {
       Ip ip = e.getKey();
@@ -112,12 +113,17 @@ final class EgressCleanup {
       String ns = e.getValue().namespace();
       if (views.namespace(ns) != null) {
         cleared.add(ns);
-        String refused = !e.getValue().manual() && unpublished.add(ns) ? publisher.removeAnnotation(ns) : null;
-        if (refused != null) {
-          failures.add("Namespace " + ns + ": " + refused);
+        if (!e.getValue().manual()) {
+          unpublish.computeIfAbsent(ns, k -> new HashSet<>()).add(ip);
         }
       }
     }
+    unpublish.forEach((ns, ours) -> {
+      String refused = publisher.removeAnnotation(ns, ours);
+      if (refused != null) {
+        failures.add("Namespace " + ns + ": " + refused);
+      }
+    });
     NetworkWrite write = new NetworkWrite(name, ranges, Map.of(), cleared, Map.of(), Map.of(), Set.of());
     List<Node> allNodes = views.nodes();
     failures.addAll(egressNetwork.write(network, write,

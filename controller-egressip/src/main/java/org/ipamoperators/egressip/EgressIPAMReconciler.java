@@ -307,14 +307,15 @@ public class EgressIPAMReconciler implements Reconciler<EgressIPAM>, Cleaner<Egr
     EgressPlan plan = decision.plan();
     long start = System.nanoTime();
     List<String> failures = new ArrayList<>(decision.platformProblems());
-    Set<String> cleared = new HashSet<>();
+    Map<String, Set<Ip>> leaving = new HashMap<>();
     for (Ip ip : plan.toRelease()) {
       String ns = seen.held().get(ip).namespace();
       if (!plan.served().containsKey(ns) && views.namespace(ns) != null) {
-        cleared.add(ns);
+        leaving.computeIfAbsent(ns, k -> new HashSet<>()).add(ip);
       }
     }
-    List<String> writeFailures = new ArrayList<>(publisher.unpublishLeavers(name, cleared));
+    Set<String> cleared = new HashSet<>(leaving.keySet());
+    List<String> writeFailures = new ArrayList<>(publisher.unpublishLeavers(name, leaving));
     Map<String, List<Ip>> served = new ConcurrentSkipListMap<>(plan.served());
     boolean claimRetry = publisher.claimAndPublish(name, plan, decision, seen.opted(), served);
     Set<Ip> servedIps = new HashSet<>();

@@ -74,22 +74,23 @@ final class EgressPublisher {
 
   /**
    * Step 1 of a pass: a namespace that left this IPAM (or is being deleted: it may stay Terminating for long) loses
-   * the annotation this IPAM wrote. Returns one message per namespace whose annotation could not be removed; its
+   * the annotation this IPAM wrote, when it still shows addresses this IPAM lets go of there ({@code cleared}: the
+   * namespaces with those addresses). Returns one message per namespace whose annotation could not be removed; its
    * addresses stay claimed (the release finds them still shown) and a later pass removes it again.
    */
-  List<String> unpublishLeavers(String ipam, Set<String> cleared) {
+  List<String> unpublishLeavers(String ipam, Map<String, Set<Ip>> cleared) {
     List<String> failures = new ArrayList<>();
-    for (String ns : cleared) {
+    cleared.forEach((ns, ours) -> {
       Namespace n = views.namespace(ns);
       boolean left = n != null && (!ipam.equals(annotations(n).get(EgressAnnotations.EGRESSIPAM))
           || n.getMetadata().getDeletionTimestamp() != null);
-      if (left && annotations(n).containsKey(EgressAnnotations.EGRESSIPS)) {
-        String refused = removeAnnotation(ns);
+      if (left) {
+        String refused = removeAnnotation(ns, ours);
         if (refused != null) {
           failures.add("Namespace " + ns + ": " + refused);
         }
       }
-    }
+    });
     return failures;
   }
 
@@ -236,21 +237,39 @@ final class EgressPublisher {
     return entries.isEmpty() ? Map.of() : blockLedger.releaseAll(entries, pool(ipam)).stillHeld();
   }
 
-  /** Null when removed (or gone), else the API server's answer: the namespace still shows its addresses. */
-  String removeAnnotation(String ns) {
-    Map<String, Object> annotations = new HashMap<>();
-    annotations.put(EgressAnnotations.EGRESSIPS, null);
-    annotations.put(EgressAnnotations.EGRESSIPS_PUBLISHED, null);
-    try {
-      views.namespacesWritten.wrote(MergePatch.apply(client, Namespace.class, null, ns,
-          Serialization.asJson(Map.of("metadata", Map.of("annotations", annotations)))));
-      return null;
-    } catch (KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        return null; // gone: it shows nothing
+  /**
+   * Removes a namespace's egressips annotation (and the record of its publication) when it shows one of {@code
+   * ours}, the addresses this IPAM lets go of there: a namespace that moved to another IPAM may show that one's
+   * addresses by now, which are not ours to remove. Conditioned on the resourceVersion the check was made on (read
+   * again after a conflict). Null when nothing of ours is shown any more (or the namespace is gone), else the API
+   * server's answer: the namespace still shows the addresses.
+   */
+  String removeAnnotation(String ns, Set<Ip> ours) {
+    Namespace n = views.namespace(ns);
+    for (int attempt = 0; attempt < 3; attempt++) {
+      if (n == null || java.util.Collections.disjoint(EgressFacts.annotatedAddresses(n), ours)) {
+        return null;
       }
-      LOG.warn("could not remove {} from namespace {}: {}", EgressAnnotations.EGRESSIPS, ns, e.getMessage());
-      return e.getMessage();
+      Map<String, Object> annotations = new HashMap<>();
+      annotations.put(EgressAnnotations.EGRESSIPS, null);
+      annotations.put(EgressAnnotations.EGRESSIPS_PUBLISHED, null);
+      Map<String, Object> meta = Map.of("resourceVersion", n.getMetadata().getResourceVersion(),
+          "annotations", annotations);
+      try {
+        views.namespacesWritten.wrote(MergePatch.apply(client, Namespace.class, null, ns,
+            Serialization.asJson(Map.of("metadata", meta))));
+        return null;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          return null; // gone: it shows nothing
+        }
+        if (e.getCode() != 409) {
+          LOG.warn("could not remove {} from namespace {}: {}", EgressAnnotations.EGRESSIPS, ns, e.getMessage());
+          return e.getMessage();
+        }
+        n = client.namespaces().withName(ns).get(); // changed since read: decide again on what it shows now
+      }
     }
+    return "changed by other writers 3 times in a row while its annotation was being removed; again later";
   }
 }

@@ -262,6 +262,48 @@ class WriteRefusalIT {
     c.verdict("egressip", "198.18.45.");
   }
 
+  /**
+   * A moves from EgressIPAM P to Q while its NetNamespace refuses updates, and C opts in to P. C must not be given A's
+   * old address while A's NetNamespace still shows it, and P must never take away what Q published on A.
+   */
+  @Test
+  void netNamespaceRefusedWhileANamespaceMovesToAnotherIpam(@TempDir Path dir) throws Exception {
+    longRunOnly();
+    Case c = new Case("sdn-move", dir, 7);
+    String x = "198.18.46.1";
+    String y = "198.18.46.129";
+    sdnNode("wr7p-n1");
+    sdnNode("wr7q-n1");
+    egressIpam("wr7p", x + "/32");
+    egressIpam("wr7q", y + "/32");
+    sdnNamespace("wr7-a", "wr7p");
+    sdnNamespace("wr7-c", null);
+    AtomicReference<String> takenAway = new AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean shownY = new java.util.concurrent.atomic.AtomicBoolean();
+    c.start("egressip", Surfaces.egress(client, ip -> ip.startsWith("198.18.46.")).withLedger(), () -> {
+      // Once A showed y (Q's), it keeps showing it: nobody else may remove it.
+      String a = annotation("wr7-a");
+      if (y.equals(a)) {
+        shownY.set(true);
+      } else if (shownY.get() && takenAway.get() == null) {
+        takenAway.set("A's annotation showed " + y + " (published by wr7q), then " + a);
+      }
+    });
+    c.awaitUntil("A served by wr7p", () -> x.equals(annotation("wr7-a")) && netNamespaceIps("wr7-a").contains(x));
+    try (WriteRefusal refusal = c.refuse("network.openshift.io", "netnamespaces", List.of("wr7-a"),
+        n -> client.resources(NetNamespace.class).withName(PROBE).edit(o -> label(o.getMetadata(), n, o)))) {
+      optIn("wr7-a", "wr7q");
+      optIn("wr7-c", "wr7p");
+      c.during(refusal, () -> reported("wr7p", "wr7-a"), "EgressIPAM wr7p Ready=False or Degraded=True naming "
+          + "NetNamespace wr7-a, and an Event naming it");
+    }
+    c.converges("A on y and C on x, on every surface", () -> y.equals(annotation("wr7-a"))
+        && netNamespaceIps("wr7-a").equals(List.of(y)) && x.equals(annotation("wr7-c"))
+        && netNamespaceIps("wr7-c").equals(List.of(x)));
+    c.soft.assertThat(takenAway.get()).as("the first IPAM removed what the second published").isNull();
+    c.verdict("egressip", "198.18.46.");
+  }
+
   private static void notReady(String node) {
     var n = client.nodes().withName(node).get();
     n.getStatus().setConditions(List.of(new io.fabric8.kubernetes.api.model.NodeConditionBuilder().withType("Ready")
