@@ -18,6 +18,7 @@ import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
 import org.ipamoperators.eip.api.EipSpec;
+import org.ipamoperators.eip.plan.Autocreate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,38 +46,46 @@ public class EipPodReconciler implements Reconciler<Pod> {
   public UpdateControl<Pod> reconcile(Pod pod, Context<Pod> context) {
     String ns = pod.getMetadata().getNamespace();
     String name = pod.getMetadata().getName();
-    Map<String, String> labels = EipReconciler.labels(pod);
+    Map<String, String> labels = EipReads.labels(pod);
     boolean managed = labels.containsKey(EipNames.MANAGE_LABEL)
         && !"false".equalsIgnoreCase(labels.get(EipNames.MANAGE_LABEL));
     boolean autocreate = managed && "true".equalsIgnoreCase(labels.get(EipNames.AUTOCREATE_LABEL));
-    Eip named = client.resources(Eip.class).inNamespace(ns).withName(name).get();
+    // Live reads: the Eip of this name may have been created or deleted a moment ago, by this controller.
+    Eip eip = client.resources(Eip.class).inNamespace(ns).withName(name).get();
+    Autocreate.Named named = eip == null ? null : new Autocreate.Named(eip.getMetadata().getDeletionTimestamp()
+        != null, EipReads.podName(eip), describe(eip));
 
     // Never called for a terminating pod (it has no finalizer of ours): EipReconciler handles those.
     LegacyFinalizers.removeFromPod(client, pod);
-    if (!autocreate) {
-      return UpdateControl.noUpdate();
+    List<String> manual = Autocreate.needsManual(autocreate, named) ? selecting(ns, name) : List.of();
+    Autocreate decision = Autocreate.of(name, autocreate, named, manual);
+    if (decision instanceof Autocreate.WaitForDeletion) {
+      return UpdateControl.<Pod>noUpdate().rescheduleAfter(Duration.ofSeconds(2)); // the last pod's, going
     }
-    if (named != null) {
-      if (named.getMetadata().getDeletionTimestamp() != null) {
-        return UpdateControl.<Pod>noUpdate().rescheduleAfter(Duration.ofSeconds(2)); // the last pod's, going
-      }
-      if (!name.equals(EipReconciler.podName(named))) {
-        events.warning(pod, "Conflict", "Eip " + name + " exists and selects " + describe(named)
-            + ": no Eip is autocreated for this pod");
-      }
-      return UpdateControl.noUpdate();
+    if (decision instanceof Autocreate.Conflict c) {
+      events.warning(pod, "Conflict", c.message());
     }
+    if (decision instanceof Autocreate.Create) {
+      create(pod);
+    }
+    return UpdateControl.noUpdate();
+  }
+
+  /** The live Eips of the namespace selecting the pod. */
+  private List<String> selecting(String ns, String podName) {
     List<String> manual = new ArrayList<>();
     for (Eip e : client.resources(Eip.class).inNamespace(ns).list().getItems()) {
-      if (name.equals(EipReconciler.podName(e)) && e.getMetadata().getDeletionTimestamp() == null) {
+      if (podName.equals(EipReads.podName(e)) && e.getMetadata().getDeletionTimestamp() == null) {
         manual.add(e.getMetadata().getName());
       }
     }
-    if (!manual.isEmpty()) {
-      events.warning(pod, "Conflict", "Eip " + String.join(", ", manual) + " already selects this pod: no Eip is"
-          + " autocreated (the manual one wins)");
-      return UpdateControl.noUpdate();
-    }
+    return manual;
+  }
+
+  /** The Eip named after the pod, owned by it (without blocking its deletion); one made meanwhile wins. */
+  private void create(Pod pod) {
+    String ns = pod.getMetadata().getNamespace();
+    String name = pod.getMetadata().getName();
     Eip eip = new Eip();
     eip.getMetadata().setName(name);
     eip.getMetadata().setNamespace(ns);
@@ -93,12 +102,11 @@ public class EipPodReconciler implements Reconciler<Pod> {
         throw e;
       }
     }
-    return UpdateControl.noUpdate();
   }
 
   private static String describe(Eip e) {
-    String pod = EipReconciler.podName(e);
-    return pod != null ? "pod " + pod : "nodes " + EipReconciler.nodeSelector(e);
+    String pod = EipReads.podName(e);
+    return pod != null ? "pod " + pod : "nodes " + EipReads.nodeSelector(e);
   }
 
 }

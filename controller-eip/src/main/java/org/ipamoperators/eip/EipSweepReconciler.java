@@ -67,7 +67,7 @@ public class EipSweepReconciler implements Reconciler<Namespace> {
       }
       boolean held = eips.stream().anyMatch(e -> e.getStatus() != null && e.getStatus().associationId() != null
           && p.getMetadata().getNamespace().equals(e.getMetadata().getNamespace())
-          && p.getMetadata().getName().equals(e.getStatus().resourceId()) && EipReconciler.podName(e) != null);
+          && p.getMetadata().getName().equals(e.getStatus().resourceId()) && EipReads.podName(e) != null);
       if (!held) {
         LegacyFinalizers.removeFromPod(client, p);
       }
@@ -103,7 +103,7 @@ public class EipSweepReconciler implements Reconciler<Namespace> {
         released.add(a);
         LOG.info("orphan sweep: released {} ({}) of Eip {}/{} (uid {}), which no longer exists", a.publicIp(),
             a.allocationId(), a.tag(EipNames.TAG_NAMESPACE), a.tag(EipNames.TAG_NAME), a.tag(EipNames.TAG_UID));
-        ledger.get(Ip.parse(a.publicIp())).filter(c -> EipReconciler.CONTROLLER.equals(c.getSpec().owner().controller()))
+        ledger.get(Ip.parse(a.publicIp())).filter(c -> EipReads.CONTROLLER.equals(c.getSpec().owner().controller()))
             .ifPresent(c -> ledger.release(Ip.parse(a.publicIp()), c.getSpec().owner()));
       } catch (ElasticIpException e) {
         LOG.warn("orphan sweep: cannot release {} ({}): {}", a.publicIp(), a.allocationId(), e.getMessage());

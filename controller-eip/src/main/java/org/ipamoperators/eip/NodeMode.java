@@ -1,19 +1,14 @@
 package org.ipamoperators.eip;
 
-import static org.ipamoperators.eip.EipReconciler.COND_READY;
-import static org.ipamoperators.eip.EipReconciler.internalIp;
-import static org.ipamoperators.eip.EipReconciler.labels;
-import static org.ipamoperators.eip.EipReconciler.nodeSelector;
-import static org.ipamoperators.eip.EipReconciler.ready;
+import static org.ipamoperators.eip.EipReads.internalIp;
+import static org.ipamoperators.eip.EipReads.labels;
+import static org.ipamoperators.eip.EipReads.nodeSelector;
+import static org.ipamoperators.eip.EipReads.ready;
+import static org.ipamoperators.eip.StatusDraft.COND_READY;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
@@ -30,7 +25,6 @@ import org.ipamoperators.cloud.aws.eip.ElasticIps;
 import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.core.failover.NodeCondition;
 import org.ipamoperators.core.failover.NodeVerdict;
-import org.ipamoperators.eip.EipReconciler.StatusDraft;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.plan.NodeAssignment;
@@ -49,7 +43,6 @@ import org.slf4j.LoggerFactory;
 final class NodeMode {
   static final String REASON_HOLDER_NOT_READY = "HolderNotReady";
   private static final Logger LOG = LoggerFactory.getLogger(NodeMode.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** How the reconciler detaches an address (disassociate, Event, status). */
   interface Detach {
@@ -59,6 +52,8 @@ final class NodeMode {
   private final KubernetesClient client;
   private final EipSettings settings;
   private final ElasticIps ec2;
+  private final Ec2Apply apply;
+  private final KubeApply kube;
   private final EventRecorder events;
   private final Clock clock;
   private final KeyedLocks addressLocks;
@@ -69,11 +64,13 @@ final class NodeMode {
   private final Map<String, Optional<String>> nodeHolders = new ConcurrentHashMap<>();
   private volatile InformerEventSource<Node, Eip> nodes;
 
-  NodeMode(KubernetesClient client, EipSettings settings, ElasticIps ec2, EventRecorder events, Clock clock,
-      KeyedLocks addressLocks, Detach detacher) {
+  NodeMode(KubernetesClient client, EipSettings settings, ElasticIps ec2, Ec2Apply apply, KubeApply kube,
+      EventRecorder events, Clock clock, KeyedLocks addressLocks, Detach detacher) {
     this.client = client;
     this.settings = settings;
     this.ec2 = ec2;
+    this.apply = apply;
+    this.kube = kube;
     this.events = events;
     this.clock = clock;
     this.addressLocks = addressLocks;
@@ -89,7 +86,7 @@ final class NodeMode {
   void forget(Eip eip, String holder) {
     nodeHolders.remove(eip.key());
     if (holder != null) {
-      labelNode(holder, "false");
+      kube.labelNode(holder, "false");
     }
   }
 
@@ -192,8 +189,7 @@ final class NodeMode {
         return;
       }
       eni = found.get();
-      status.awsChanged = true;
-      association = ec2.associate(address.allocationId(), eni, ip);
+      association = apply.associate(address, eni, ip, status).associationId();
       events.normal(eip, "Associated", address.publicIp() + " associated with node " + target.get() + " ("
           + ip + " on " + eni + ")" + (address.associated() ? ", moved from " + address.privateIp() : ""));
     }
@@ -238,26 +234,7 @@ final class NodeMode {
       if (n == null || want.equals(labels(n).get(EipNames.READY_STATUS_LABEL))) {
         return;
       }
-      labelNode(name, want);
+      kube.labelNode(name, want);
     });
-  }
-
-  private void labelNode(String name, String value) {
-    try {
-      client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
-          json(Map.of("metadata", Map.of("labels", Map.of(EipNames.READY_STATUS_LABEL, value)))));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        LOG.warn("cannot label node {}: {}", name, e.getMessage());
-      }
-    }
-  }
-
-  private String json(Object value) {
-    try {
-      return JSON.writeValueAsString(value);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -58,8 +58,8 @@ class EipSettingsTest {
 
   @Test
   void theBranchEniIsTheFirstEniIdOfThePodEniAnnotation() {
-    assertThat(EipReconciler.branchEni("[{\"eniId\":\"eni-0abc\",\"ifAddress\":\"x\"}]")).contains("eni-0abc");
-    assertThat(EipReconciler.branchEni("{not json")).isEmpty();
-    assertThat(EipReconciler.branchEni("[]")).isEmpty();
+    assertThat(EipReads.branchEni("[{\"eniId\":\"eni-0abc\",\"ifAddress\":\"x\"}]")).contains("eni-0abc");
+    assertThat(EipReads.branchEni("{not json")).isEmpty();
+    assertThat(EipReads.branchEni("[]")).isEmpty();
   }
 }
