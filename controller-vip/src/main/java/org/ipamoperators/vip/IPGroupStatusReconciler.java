@@ -52,6 +52,8 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   private static final int LISTED = 20;
   private final VipMetrics metrics;
   private final Runnable leading;
+  /** Claims' addresses, parsed once each: every reconcile reads every claim. */
+  private final ClaimAddresses addresses = new ClaimAddresses();
   private volatile EventRecorder events;
   private InformerEventSource<IPClaim, IPGroup> claims;
   private InformerEventSource<IPGroup, IPGroup> peers;
@@ -124,7 +126,7 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
       // Addresses held from this group that an edit took out of it: reported, never taken away.
       List<String> outside = new ArrayList<>();
       claims.list(c -> c.getSpec() != null && ("ipgroup/" + name).equals(c.getSpec().pool())).forEach(c -> {
-        Ip ip = ClaimAddresses.of(c);
+        Ip ip = addresses.of(c);
         if (ip != null) {
           pool.whyUnusable(ip).ifPresent(why -> outside.add(why + " but is held by " + c.getSpec().owner().describe()));
         }
@@ -135,13 +137,13 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
       List<String> elsewhere = new ArrayList<>();
       claims.list(c -> c.getSpec() != null && c.getSpec().pool() != null && !c.getSpec().pool().startsWith("ipgroup/"))
           .forEach(c -> {
-            Ip ip = ClaimAddresses.of(c);
+            Ip ip = addresses.of(c);
             if (ip != null && pool.isUsable(ip)) {
               elsewhere.add(ip + " (" + c.getSpec().pool() + ", " + c.getSpec().owner().describe() + ")");
             }
           });
       elsewhere.sort(null);
-      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(ClaimAddresses::of).filter(Objects::nonNull).toList();
+      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(addresses::of).filter(Objects::nonNull).toList();
       for (IpFamily f : pool.families()) {
         BigInteger total = pool.capacity(f);
         long u = claimed.stream().filter(ip -> ip.family() == f && pool.isUsable(ip)).count();

@@ -47,10 +47,13 @@ public final class VipPlanner {
     return plan(req, groups, holdings.held(), taken, holdings.joinable());
   }
 
-  /** The same, first-free searches starting where {@code hints} say everything below is taken. */
+  /**
+   * The same, first-free searches starting where {@code hints} say everything below is taken, and
+   * groups parsed once in {@code pools}.
+   */
   public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, ServiceHoldings holdings, Map<Ip, String> taken,
-      FirstFreeHints hints) {
-    return plan(req, groups, holdings.held(), taken, holdings.joinable(), hints);
+      FirstFreeHints hints, GroupPools pools) {
+    return plan(req, groups, holdings.held(), taken, holdings.joinable(), hints, pools);
   }
 
   /**
@@ -61,17 +64,17 @@ public final class VipPlanner {
    */
   public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
       Map<Ip, SharedAddress> joinable) {
-    return plan(req, groups, held, taken, joinable, FirstFreeHints.NONE);
+    return plan(req, groups, held, taken, joinable, FirstFreeHints.NONE, new GroupPools());
   }
 
   private static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
-      Map<Ip, SharedAddress> joinable, FirstFreeHints hints) {
+      Map<Ip, SharedAddress> joinable, FirstFreeHints hints, GroupPools groupPools) {
     List<VipProblem> problems = new ArrayList<>();
     List<GroupInfo> ordered = groups.stream().sorted(ORDER).toList();
     Map<String, Pool> pools = new java.util.HashMap<>();
     Map<String, String> invalid = new java.util.HashMap<>();
     for (GroupInfo g : ordered) {
-      Parsed parsed = parse(g);
+      GroupPools.Parsed parsed = groupPools.parse(g);
       if (parsed.pool() != null) {
         pools.put(g.name(), parsed.pool());
       } else {
@@ -222,29 +225,6 @@ public final class VipPlanner {
     Set<Ip> used = new java.util.HashSet<>(ingress);
     release.removeIf(h -> used.contains(h.ip()));
     return new VipPlan(List.copyOf(keep.values()), List.copyOf(claim.values()), release, problems, ingress);
-  }
-
-  /** A group's pool, or its problems (one message) when its ranges do not make one. */
-  private record Parsed(Pool pool, String problems) {}
-
-  /** Groups parsed so far, by name, ranges and exclusions (pools are immutable); emptied when it grows large. */
-  private static final Map<List<Object>, Parsed> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
-
-  /** Parses a group's ranges once per definition, not once per plan. */
-  private static Parsed parse(GroupInfo g) {
-    List<Object> key = List.of(g.name(), g.spec().ranges(), g.spec().excluded());
-    Parsed known = PARSED.get(key);
-    if (known != null) {
-      return known;
-    }
-    List<PoolProblem> p = Pool.validate(g.name(), g.spec().ranges(), g.spec().excluded());
-    Parsed parsed = p.isEmpty() ? new Parsed(Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()), null)
-        : new Parsed(null, summary(p));
-    if (PARSED.size() >= 1024) {
-      PARSED.clear();
-    }
-    PARSED.put(key, parsed);
-    return parsed;
   }
 
   /** An address that could be had, or why not. */
