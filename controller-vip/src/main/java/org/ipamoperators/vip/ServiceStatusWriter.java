@@ -48,10 +48,6 @@ final class ServiceStatusWriter {
     }
   }
 
-  ServiceStatusWriter(KubernetesClient client) {
-    this(client, new OwnStatusWrites());
-  }
-
   /** Noting in {@code ownWrites} the writes whose echo needs no reconcile. */
   ServiceStatusWriter(KubernetesClient client, OwnStatusWrites ownWrites) {
     this.client = client;
