@@ -1,5 +1,6 @@
 package org.ipamoperators.vip;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -52,6 +53,8 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   private static final int LISTED = 20;
   private final VipMetrics metrics;
   private final Runnable leading;
+  /** Claims' addresses, parsed once each: every reconcile reads every claim. */
+  private final ClaimAddresses addresses = new ClaimAddresses();
   private volatile EventRecorder events;
   private InformerEventSource<IPClaim, IPGroup> claims;
   private InformerEventSource<IPGroup, IPGroup> peers;
@@ -100,74 +103,9 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   public UpdateControl<IPGroup> reconcile(IPGroup group, Context<IPGroup> context) {
     leading.run();
     String name = group.getMetadata().getName();
-    Long generation = group.getMetadata().getGeneration();
-    var old = group.getStatus() == null ? null : group.getStatus().conditions();
-    IPGroupStatus status;
     List<PoolProblem> problems = group.getSpec() == null ? List.of(new PoolProblem("", "spec is missing: give spec.segment or spec.cidrs"))
         : Pool.validate(name, group.getSpec().ranges(), group.getSpec().excluded());
-    if (!problems.isEmpty()) {
-      String message = VipPlanner.summary(problems);
-      events(context).warning(group, "InvalidSpec", message);
-      var conditions = Conditions.set(old, "Ready", false, "InvalidSpec", message, generation);
-      conditions = Conditions.set(conditions, "Overlapping", false, "InvalidSpec", "", generation);
-      status = new IPGroupStatus(conditions, generation, null, null, null);
-      metrics.pool(name, List.of());
-    } else {
-      Pool pool = Pool.of(name, group.getSpec().ranges(), group.getSpec().excluded());
-      Overlap overlap = overlap(group);
-      if (overlap.refusal() != null) {
-        events(context).warning(group, REFUSED, overlap.refusal());
-      }
-      List<FamilyUsage> families = new ArrayList<>();
-      long used = 0;
-      List<String> free = new ArrayList<>();
-      // Addresses held from this group that an edit took out of it: reported, never taken away.
-      List<String> outside = new ArrayList<>();
-      claims.list(c -> c.getSpec() != null && ("ipgroup/" + name).equals(c.getSpec().pool())).forEach(c -> {
-        Ip ip = ClaimAddresses.of(c);
-        if (ip != null) {
-          pool.whyUnusable(ip).ifPresent(why -> outside.add(why + " but is held by " + c.getSpec().owner().describe()));
-        }
-      });
-      outside.sort(null);
-      // Addresses of this group that another controller's ledger entry holds (an egress IP, a VRRP
-      // VIP...): never handed out here, and said so, since the pool is smaller than its ranges.
-      List<String> elsewhere = new ArrayList<>();
-      claims.list(c -> c.getSpec() != null && c.getSpec().pool() != null && !c.getSpec().pool().startsWith("ipgroup/"))
-          .forEach(c -> {
-            Ip ip = ClaimAddresses.of(c);
-            if (ip != null && pool.isUsable(ip)) {
-              elsewhere.add(ip + " (" + c.getSpec().pool() + ", " + c.getSpec().owner().describe() + ")");
-            }
-          });
-      elsewhere.sort(null);
-      List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(ClaimAddresses::of).filter(Objects::nonNull).toList();
-      for (IpFamily f : pool.families()) {
-        BigInteger total = pool.capacity(f);
-        long u = claimed.stream().filter(ip -> ip.family() == f && pool.isUsable(ip)).count();
-        BigInteger fr = total.subtract(BigInteger.valueOf(u)).max(BigInteger.ZERO);
-        families.add(new FamilyUsage(f.kubernetesName(), total.toString(), Long.toString(u), fr.toString()));
-        used += u;
-        free.add(pool.families().size() > 1 ? f.kubernetesName() + ": " + fr : fr.toString());
-      }
-      var conditions = overlap.refusal() == null ? Conditions.set(old, "Ready", true, "Valid", "", generation)
-          : Conditions.set(old, "Ready", false, REFUSED, overlap.refusal(), generation);
-      conditions = Conditions.set(conditions, "Overlapping", overlap.message() != null,
-          overlap.message() == null ? "NoOverlap" : overlap.refusal() != null ? REFUSED : "OverlapsOtherGroups",
-          overlap.message() == null ? "" : overlap.message(), generation);
-      conditions = Conditions.set(conditions, CLAIMED_ELSEWHERE, !elsewhere.isEmpty(),
-          elsewhere.isEmpty() ? "NoForeignClaims" : "HeldByAnotherController",
-          elsewhere.isEmpty() ? "" : elsewhere.size() + " address(es) of this group are held in the ledger by another"
-              + " controller and are not offered: " + String.join("; ", elsewhere.subList(0, Math.min(LISTED,
-              elsewhere.size()))) + (elsewhere.size() > LISTED ? "; ..." : ""), generation);
-      conditions = Conditions.set(conditions, HELD_OUTSIDE, !outside.isEmpty(),
-          outside.isEmpty() ? "AllOffered" : "AddressesNoLongerOffered",
-          outside.isEmpty() ? "" : outside.size() + " held address(es) no longer offered by this group, kept by their"
-              + " holders until released: " + String.join("; ", outside.subList(0, Math.min(LISTED, outside.size())))
-              + (outside.size() > LISTED ? "; ..." : ""), generation);
-      status = new IPGroupStatus(conditions, generation, families, used, String.join(", ", free));
-      metrics.pool(name, families);
-    }
+    IPGroupStatus status = problems.isEmpty() ? valid(group, context) : invalid(group, problems, context);
     if (group.getStatus() != null && sameIgnoringTimes(group.getStatus(), status)) {
       return UpdateControl.noUpdate();
     }
@@ -177,6 +115,91 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
     patch.setMetadata(meta);
     patch.setStatus(status);
     return UpdateControl.patchStatus(patch);
+  }
+
+  private static List<Condition> conditions(IPGroup group) {
+    return group.getStatus() == null ? null : group.getStatus().conditions();
+  }
+
+  private IPGroupStatus invalid(IPGroup group, List<PoolProblem> problems, Context<IPGroup> context) {
+    Long generation = group.getMetadata().getGeneration();
+    String message = VipPlanner.summary(problems);
+    events(context).warning(group, "InvalidSpec", message);
+    var conditions = Conditions.set(conditions(group), "Ready", false, "InvalidSpec", message, generation);
+    conditions = Conditions.set(conditions, "Overlapping", false, "InvalidSpec", "", generation);
+    metrics.pool(group.getMetadata().getName(), List.of());
+    return new IPGroupStatus(conditions, generation, null, null, null);
+  }
+
+  private IPGroupStatus valid(IPGroup group, Context<IPGroup> context) {
+    String name = group.getMetadata().getName();
+    Long generation = group.getMetadata().getGeneration();
+    Pool pool = Pool.of(name, group.getSpec().ranges(), group.getSpec().excluded());
+    Overlap overlap = overlap(group);
+    if (overlap.refusal() != null) {
+      events(context).warning(group, REFUSED, overlap.refusal());
+    }
+    List<String> outside = outside(name, pool);
+    List<String> elsewhere = elsewhere(pool);
+    List<FamilyUsage> families = new ArrayList<>();
+    long used = 0;
+    List<String> free = new ArrayList<>();
+    List<Ip> claimed = claims.list(c -> c.getSpec() != null).map(addresses::of).filter(Objects::nonNull).toList();
+    for (IpFamily f : pool.families()) {
+      BigInteger total = pool.capacity(f);
+      long u = claimed.stream().filter(ip -> ip.family() == f && pool.isUsable(ip)).count();
+      BigInteger fr = total.subtract(BigInteger.valueOf(u)).max(BigInteger.ZERO);
+      families.add(new FamilyUsage(f.kubernetesName(), total.toString(), Long.toString(u), fr.toString()));
+      used += u;
+      free.add(pool.families().size() > 1 ? f.kubernetesName() + ": " + fr : fr.toString());
+    }
+    var conditions = overlap.refusal() == null ? Conditions.set(conditions(group), "Ready", true, "Valid", "", generation)
+        : Conditions.set(conditions(group), "Ready", false, REFUSED, overlap.refusal(), generation);
+    conditions = Conditions.set(conditions, "Overlapping", overlap.message() != null,
+        overlap.message() == null ? "NoOverlap" : overlap.refusal() != null ? REFUSED : "OverlapsOtherGroups",
+        overlap.message() == null ? "" : overlap.message(), generation);
+    conditions = Conditions.set(conditions, CLAIMED_ELSEWHERE, !elsewhere.isEmpty(),
+        elsewhere.isEmpty() ? "NoForeignClaims" : "HeldByAnotherController",
+        elsewhere.isEmpty() ? "" : elsewhere.size() + " address(es) of this group are held in the ledger by another"
+            + " controller and are not offered: " + String.join("; ", elsewhere.subList(0, Math.min(LISTED,
+            elsewhere.size()))) + (elsewhere.size() > LISTED ? "; ..." : ""), generation);
+    conditions = Conditions.set(conditions, HELD_OUTSIDE, !outside.isEmpty(),
+        outside.isEmpty() ? "AllOffered" : "AddressesNoLongerOffered",
+        outside.isEmpty() ? "" : outside.size() + " held address(es) no longer offered by this group, kept by their"
+            + " holders until released: " + String.join("; ", outside.subList(0, Math.min(LISTED, outside.size())))
+            + (outside.size() > LISTED ? "; ..." : ""), generation);
+    metrics.pool(name, families);
+    return new IPGroupStatus(conditions, generation, families, used, String.join(", ", free));
+  }
+
+  /** Addresses held from this group that an edit took out of it: reported, never taken away. */
+  private List<String> outside(String name, Pool pool) {
+    List<String> outside = new ArrayList<>();
+    claims.list(c -> c.getSpec() != null && ("ipgroup/" + name).equals(c.getSpec().pool())).forEach(c -> {
+      Ip ip = addresses.of(c);
+      if (ip != null) {
+        pool.whyUnusable(ip).ifPresent(why -> outside.add(why + " but is held by " + c.getSpec().owner().describe()));
+      }
+    });
+    outside.sort(null);
+    return outside;
+  }
+
+  /**
+   * Addresses of this group that another controller's ledger entry holds (an egress IP, a VRRP
+   * VIP...): never handed out here, and said so, since the pool is smaller than its ranges.
+   */
+  private List<String> elsewhere(Pool pool) {
+    List<String> elsewhere = new ArrayList<>();
+    claims.list(c -> c.getSpec() != null && c.getSpec().pool() != null && !c.getSpec().pool().startsWith("ipgroup/"))
+        .forEach(c -> {
+          Ip ip = addresses.of(c);
+          if (ip != null && pool.isUsable(ip)) {
+            elsewhere.add(ip + " (" + c.getSpec().pool() + ", " + c.getSpec().owner().describe() + ")");
+          }
+        });
+    elsewhere.sort(null);
+    return elsewhere;
   }
 
   /** This group's overlaps: why it is refused (null: it serves), and the Overlapping message (null: none). */

@@ -17,11 +17,10 @@ import org.ipamoperators.vip.api.VipAnnotations;
  * own result finds nothing to do. Skipping it spares a whole reconcile per Service in a catch-up
  * (the copy of the Service, its plan, the unchanged status). Any other change, and the periodic
  * resync, still reconcile; so does a write's echo that this table missed (not skipped, as before).
+ * One table per reconciler: its status writer notes the writes, its Services' update filter reads them.
  */
 final class OwnStatusWrites {
-  private static final Map<String, Written> WRITTEN = new ConcurrentHashMap<>();
-
-  private OwnStatusWrites() {}
+  private final Map<String, Written> written = new ConcurrentHashMap<>();
 
   private record Written(List<String> ingress, String status, String reason, String message) {
     boolean shownBy(Service s) {
@@ -38,34 +37,34 @@ final class OwnStatusWrites {
    * leaves the Service served, else any earlier write of it is forgotten. Returns what to hand to
    * {@link #failed} if the write does not succeed.
    */
-  static Object writing(Service svc, List<String> ingress, Condition condition) {
+  Object writing(Service svc, List<String> ingress, Condition condition) {
     String uid = svc.getMetadata().getUid();
     if (uid == null) {
       return null;
     }
     if (condition == null || !"True".equals(condition.getStatus()) || condition.getReason() == null
         || condition.getMessage() == null) {
-      WRITTEN.remove(uid);
+      written.remove(uid);
       return null;
     }
     Written w = new Written(List.copyOf(ingress), condition.getStatus(), condition.getReason(), condition.getMessage());
-    WRITTEN.put(uid, w);
+    written.put(uid, w);
     return w;
   }
 
   /** The write noted by {@link #writing} was refused or failed: nothing of it comes back. */
-  static void failed(Service svc, Object noted) {
+  void failed(Service svc, Object noted) {
     String uid = svc.getMetadata().getUid();
     if (uid != null && noted != null) {
-      WRITTEN.remove(uid, noted);
+      written.remove(uid, noted);
     }
   }
 
   /** The Service is gone: nothing of it comes back. */
-  static void forget(Service svc) {
+  void forget(Service svc) {
     String uid = svc.getMetadata().getUid();
     if (uid != null) {
-      WRITTEN.remove(uid);
+      written.remove(uid);
     }
   }
 
@@ -73,13 +72,13 @@ final class OwnStatusWrites {
    * Whether {@code now} differs from {@code before} only by a status write of this process that left
    * it served (consumed: the same update is not skipped twice).
    */
-  static boolean isEcho(Service now, Service before) {
+  boolean isEcho(Service now, Service before) {
     String uid = now.getMetadata() == null ? null : now.getMetadata().getUid();
-    Written w = uid == null ? null : WRITTEN.get(uid);
+    Written w = uid == null ? null : written.get(uid);
     if (w == null || before == null || !sameButStatus(now, before) || !w.shownBy(now)) {
       return false;
     }
-    return WRITTEN.remove(uid, w);
+    return written.remove(uid, w);
   }
 
   private static boolean sameButStatus(Service now, Service before) {

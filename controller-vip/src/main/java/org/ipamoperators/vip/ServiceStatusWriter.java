@@ -36,6 +36,7 @@ final class ServiceStatusWriter {
   /** Object metadata only (no spec, no status), else JSON as usual. */
   private static final String METADATA_ONLY = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
   private final KubernetesClient client;
+  private final OwnStatusWrites ownWrites;
 
   /** The Service changed since the view the write was planned from (409): nothing was written. */
   static final class StaleView extends RuntimeException {
@@ -47,8 +48,10 @@ final class ServiceStatusWriter {
     }
   }
 
-  ServiceStatusWriter(KubernetesClient client) {
+  /** Noting in {@code ownWrites} the writes whose echo needs no reconcile. */
+  ServiceStatusWriter(KubernetesClient client, OwnStatusWrites ownWrites) {
     this.client = client;
+    this.ownWrites = ownWrites;
   }
 
   /**
@@ -136,16 +139,16 @@ final class ServiceStatusWriter {
       throw new IllegalStateException(e);
     }
     // Noted before it is sent: the informer may bring the write back before its answer arrives here.
-    Object expected = OwnStatusWrites.writing(svc, ips, condition);
+    Object expected = ownWrites.writing(svc, ips, condition);
     int code;
     try {
       code = send(svc, patch);
     } catch (RuntimeException e) {
-      OwnStatusWrites.failed(svc, expected);
+      ownWrites.failed(svc, expected);
       throw e;
     }
     if (code == 409) {
-      OwnStatusWrites.failed(svc, expected);
+      ownWrites.failed(svc, expected);
       throw new StaleView(svc, new KubernetesClientException("Conflict", 409, null));
     }
   }

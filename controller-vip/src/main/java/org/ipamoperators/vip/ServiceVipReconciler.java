@@ -3,6 +3,7 @@ package org.ipamoperators.vip;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -16,10 +17,8 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -27,18 +26,11 @@ import org.ipamoperators.controller.common.kube.EventRecorder;
 import org.ipamoperators.controller.common.kube.RetryBackoff;
 import org.ipamoperators.controller.common.ledger.ClaimIndex;
 import org.ipamoperators.controller.common.ledger.ClaimOwner;
-import org.ipamoperators.controller.common.ledger.ClaimResult;
 import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.controller.common.ledger.IPClaim;
-import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.vip.api.IPGroup;
-import org.ipamoperators.vip.api.VipAnnotations;
-import org.ipamoperators.vip.legacy.LegacyReservations;
 import org.ipamoperators.vip.plan.GroupInfo;
-import org.ipamoperators.vip.plan.Holding;
-import org.ipamoperators.vip.plan.ServiceHoldings;
 import org.ipamoperators.vip.plan.ServiceRequest;
-import org.ipamoperators.vip.plan.ServiceOwners;
 import org.ipamoperators.vip.plan.ShareMember;
 import org.ipamoperators.vip.plan.VipPlan;
 import org.ipamoperators.vip.plan.VipPlanner;
@@ -65,6 +57,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Whenever a Service stops holding an address while it still exists (no longer a LoadBalancer of
  * ours, or its pool no longer offers it), the address leaves its status before its claim is deleted.
+ *
+ * <p>Planning and claiming are {@link ClaimTaker}'s, giving back is {@link ServiceRelease}'s; this
+ * class reads the informers, sequences the steps and reports.
  */
 @ControllerConfiguration(name = "vip-services", generationAwareEventProcessing = false,
     triggerReconcilerOnAllEvents = true,
@@ -77,21 +72,15 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   private static final Duration RETRY_PENDING = Duration.ofSeconds(30);
   /** After a status write refused for a stale view; the informer's update usually comes first. */
   private static final Duration STALE_RETRY = Duration.ofSeconds(1);
-  private static final int ATTEMPTS = 20;
-  private static final Object[] KEY_LOCKS = new Object[64];
-
-  static {
-    java.util.Arrays.setAll(KEY_LOCKS, i -> new Object());
-  }
-  /** Plans per reconcile, those that lost a reservation to another thread (no write) included. */
-  private static final int PLANS = 200;
 
   private final KubernetesClient client;
-  private final ClusterLedger ledger;
-  private final SharedClaims shared;
   private final EventRecorder events;
   private final VipMetrics metrics;
+  /** This reconciler's status writes that leave a Service served: their echoes need no reconcile. */
+  private final OwnStatusWrites ownWrites = new OwnStatusWrites();
   private final ServiceStatusWriter status;
+  private final ServiceRelease release;
+  private final ClaimTaker taker;
   /** Services whose status write was refused: tried again, 2 s doubling to 30 s, until it goes through. */
   private final RetryBackoff retries = new RetryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
   /**
@@ -101,8 +90,6 @@ public class ServiceVipReconciler implements Reconciler<Service> {
    * thread from the moment its create returned.
    */
   private final ClaimIndex index = VipFacts.newIndex();
-  /** Where first-free searches may start: past what earlier plans found taken (see {@link FirstFreeCursors}). */
-  private final FirstFreeCursors firstFree = new FirstFreeCursors(index);
   private volatile boolean indexReady;
   private InformerEventSource<IPGroup, Service> groups;
   private InformerEventSource<IPClaim, Service> claims;
@@ -119,13 +106,23 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   /** Serving the Services of {@code namespaces} (all when empty): the sweep looks at their claims only. */
   ServiceVipReconciler(KubernetesClient client, VipMetrics metrics, Set<String> namespaces) {
     this.client = client;
-    this.ledger = new ClusterLedger(client);
-    this.shared = new SharedClaims(client, index);
+    ClusterLedger ledger = new ClusterLedger(client);
+    SharedClaims shared = new SharedClaims(client, index);
     this.events = new EventRecorder(client, "vip-controller");
     this.metrics = metrics;
-    this.status = new ServiceStatusWriter(client);
-    this.sweep = new OrphanSweep(client, index, namespaces, this::release,
+    this.status = new ServiceStatusWriter(client, ownWrites);
+    this.release = new ServiceRelease(client, ledger, index, shared, status);
+    this.taker = new ClaimTaker(ledger, index, shared, release, metrics);
+    this.sweep = new OrphanSweep(client, index, namespaces, release::release,
         (ip, m) -> shared.leave(ip, m.service(), m.uid()), this::awaitIndex);
+  }
+
+  /**
+   * What registering this reconciler must set beside its annotation: the update filter that knows
+   * this reconciler's own status writes (see {@link VipControllers#register}).
+   */
+  void configure(ControllerConfigurationOverrider<Service> o) {
+    o.withOnUpdateFilter(new VipServiceFilter.OnUpdate(ownWrites));
   }
 
   /**
@@ -141,7 +138,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   }
 
   private static String memberName(Service s) {
-    return s.getMetadata().getNamespace() + "/" + s.getMetadata().getName();
+    return ServiceRelease.memberName(s);
   }
 
   @Override
@@ -266,34 +263,46 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     if (context.isPrimaryResourceDeleted()) {
       // Gone from the API, so nothing shows its addresses any more: what this Service (this uid)
       // still holds goes. The event carries its last state.
-      OwnStatusWrites.forget(svc);
+      ownWrites.forget(svc);
       retries.reset(svc.getMetadata().getUid());
       awaitIndex();
-      holdingsToRelease(svc, owner).forEach((ip, under) -> drop(Ip.parse(ip), under, owner, memberName(svc)));
-      metrics.pending(memberName(svc), false);
-      return UpdateControl.noUpdate();
+      release.deleted(svc, owner);
+      return notPending(svc);
     }
     sweep.startOnce();
     if (svc.getMetadata().getDeletionTimestamp() != null) {
       // Being deleted: it keeps showing (and holding) its addresses until it is gone, and its delete
       // event releases them. Only a finalizer of an older version would keep it: removed.
-      dropOldFinalizers(svc);
-      metrics.pending(memberName(svc), false);
-      return UpdateControl.noUpdate();
+      release.dropOldFinalizers(svc);
+      return notPending(svc);
     }
     if (!VipServices.handles(svc)) {
       awaitIndex();
-      letGo(svc, owner);
-      metrics.pending(memberName(svc), false);
-      return UpdateControl.noUpdate();
+      Set<String> released = release.letGo(svc, owner);
+      if (!released.isEmpty()) {
+        LOG.info("Service {} is no longer served: released {}", memberName(svc), released);
+      }
+      return notPending(svc);
     }
-    dropOldFinalizers(svc);
+    release.dropOldFinalizers(svc);
     awaitIndex();
+    return serve(svc, owner);
+  }
+
+  private UpdateControl<Service> notPending(Service svc) {
+    metrics.pending(memberName(svc), false);
+    return UpdateControl.noUpdate();
+  }
+
+  /**
+   * Plans and claims, publishes what the Service holds with the condition saying why, and only then
+   * gives back what it no longer needs (claim new, publish, release old).
+   */
+  private UpdateControl<Service> serve(Service svc, ClaimOwner owner) {
     List<GroupInfo> groupInfos = VipFacts.groups(groups.list(g -> true).toList());
     ServiceRequest request = VipFacts.request(svc, groupInfos, name -> client.namespaces().withName(name).get());
-
     List<VipProblem> extra = new ArrayList<>();
-    Settled settled = settle(request, groupInfos, owner, extra);
+    ClaimTaker.Settled settled = taker.settle(request, groupInfos, owner, extra);
     VipPlan plan = settled.plan();
     List<VipProblem> problems = new ArrayList<>(plan.problems());
     problems.addAll(extra);
@@ -313,36 +322,12 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       return statusRefused(svc, next, problems, e);
     }
     retries.reset(svc.getMetadata().getUid());
-    // Released only once the new ingress is published (claim new, publish, release old); an
-    // address still shown stays held.
-    Set<String> shown = new HashSet<>(ingress);
-    ServiceHoldings h = settled.holdings();
-    for (Holding x : plan.toRelease()) {
-      if (!shown.contains(x.ip().toString())) {
-        drop(x.ip(), h.heldUnder().get(x.ip()), owner, memberName(svc));
-      }
-    }
-    if (complete) {
-      for (Ip ip : h.leaveAfter()) {
-        if (!shown.contains(ip.toString())) {
-          drop(ip, "shared", owner, memberName(svc));
-        }
-      }
-    } else {
-      // Claims won in this pass that it cannot publish (another part of the plan was lost meanwhile),
-      // or left from an earlier one: held and shown by nobody, so given back until it can have all.
-      claimed(svc, owner).forEach((ip, under) -> {
-        if (!shown.contains(ip.toString())) {
-          drop(ip, under, owner, memberName(svc));
-        }
-      });
-    }
+    release.afterPublish(svc, owner, plan, settled.holdings(), new HashSet<>(ingress), complete);
     for (VipProblem p : problems) {
       events.warning(svc, p.reason().name(), p.message());
     }
-    boolean waiting = problems.stream().anyMatch(VipProblem::blocking);
     metrics.pending(memberName(svc), ingress.isEmpty());
-    return waiting ? UpdateControl.<Service>noUpdate().rescheduleAfter(RETRY_PENDING) : UpdateControl.noUpdate();
+    return complete ? UpdateControl.noUpdate() : UpdateControl.<Service>noUpdate().rescheduleAfter(RETRY_PENDING);
   }
 
   /**
@@ -363,296 +348,4 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     return UpdateControl.<Service>noUpdate().rescheduleAfter(retry);
   }
 
-  /** The plan claimed for, the ledger view it was made from, and what the Service holds now. */
-  private record Settled(VipPlan plan, ServiceHoldings holdings, Ingress.Held held) {}
-
-  /**
-   * Plans and claims until every claim of the plan succeeds, re-planning around addresses others
-   * hold. No lock around a plan: fresh addresses are reserved in the index one by one (an atomic
-   * put-if-absent), so threads planning at the same time pick different ones, and a thread that
-   * finds its pick reserved plans again without asking the API server. The API server still
-   * decides who holds an address. After {@link #ATTEMPTS} plans that each lost an address, the
-   * Service waits (a blocking problem) and nothing unclaimed is ever published.
-   */
-  private Settled settle(ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner, List<VipProblem> extra) {
-    if (!request.sharing()) {
-      return settleUnlocked(request, groupInfos, owner, extra);
-    }
-    // Services of one sharing key plan one after another, so the second joins the address the
-    // first just claimed instead of claiming another one for the same key. Other keys and
-    // unshared Services are not held up (striped by key).
-    synchronized (KEY_LOCKS[Math.floorMod(request.sharingKey().hashCode(), KEY_LOCKS.length)]) {
-      return settleUnlocked(request, groupInfos, owner, extra);
-    }
-  }
-
-  private Settled settleUnlocked(ServiceRequest request, List<GroupInfo> groupInfos, ClaimOwner owner,
-      List<VipProblem> extra) {
-    Map<Ip, String> lost = new HashMap<>();
-    ClaimOwner holderOwner = request.sharing() ? SharedClaims.owner(request.sharingKey()) : owner;
-    Settled last = null;
-    int attempts = 0; // plans whose claims the API server refused
-    for (int plans = 0; attempts < ATTEMPTS && plans < PLANS; plans++) {
-      VipFacts.Planned planned = VipFacts.plan(index, request, owner, groupInfos, lost, firstFree);
-      ServiceHoldings h = planned.holdings();
-      VipPlan plan = planned.plan();
-      Ingress.Held held = new Ingress.Held(h.heldUnder().keySet());
-      last = new Settled(plan, h, held);
-      List<Holding> work = h.work(plan, request);
-      if (work.isEmpty()) {
-        return last;
-      }
-      Map<Ip, ClaimIndex.Reservation> reserved = new HashMap<>();
-      boolean again = false;
-      try {
-        for (Holding w : work) {
-          if (h.heldUnder().containsKey(w.ip()) || h.joinable().containsKey(w.ip())) {
-            continue; // held or joinable: the write converts or joins, nobody else can take it
-          }
-          ClaimIndex.Reservation r = new ClaimIndex.Reservation(holderOwner, w.pool());
-          if (index.reserve(w.ip(), r)) {
-            reserved.put(w.ip(), r);
-            continue;
-          }
-          ClaimIndex.Entry e = index.get(w.ip()).orElse(null);
-          if (e != null && ((request.sharing() && e.owner().sameAs(holderOwner)) || ServiceOwners.same(owner, e.owner()))) {
-            continue; // this Service's (or its key's) own claim or reservation: the write below settles it
-          }
-          if (!isRequested(request, w.ip())) {
-            lost.put(w.ip(), e == null ? "another Service (being claimed)" : VipFacts.entry(e).describe());
-            again = true;
-          }
-        }
-        if (again) {
-          continue; // somebody reserved our pick meanwhile: plan again, nothing was written
-        }
-        attempts++;
-        for (Holding w : work) {
-          int before = extra.size();
-          String holder = take(w, request, owner, h.heldUnder().get(w.ip()), extra);
-          if (holder == null) {
-            if (extra.size() == before) {
-              held.granted(w.ip());
-            }
-            continue;
-          }
-          if (isRequested(request, w.ip())) {
-            extra.add(new VipProblem(VipProblem.Reason.AddressUnavailable, "requested " + w.ip() + " is held by " + holder));
-          } else {
-            lost.put(w.ip(), holder);
-            again = true;
-          }
-        }
-      } finally {
-        reserved.forEach(index::unreserve); // a granted claim has replaced its reservation already
-      }
-      if (!again) {
-        return last;
-      }
-    }
-    extra.add(new VipProblem(VipProblem.Reason.AddressUnavailable, "every address planned for " + request.key()
-        + " was taken by others first, " + attempts + " times in a row (last: " + String.join("; ",
-            lost.entrySet().stream().limit(3).map(e -> e.getKey() + " held by " + e.getValue()).toList())
-        + "); will try again"));
-    return last;
-  }
-
-  private static boolean isRequested(ServiceRequest request, Ip ip) {
-    return request.requested().stream().anyMatch(x -> x.trim().equals(ip.toString()));
-  }
-
-  /**
-   * Claims one address in the form the Service needs (its own claim, or a membership of its
-   * sharing key's claim), converting a claim it holds in the other form. Returns null when the
-   * address is the Service's now (or a clash was reported in {@code extra}), else its holder.
-   * Every answer of the API server goes to the index.
-   */
-  private String take(Holding h, ServiceRequest req, ClaimOwner owner, String heldUnder, List<VipProblem> extra) {
-    String me = req.key();
-    if (req.sharing()) {
-      if ("".equals(heldUnder)) {
-        release(h.ip(), owner); // its own claim becomes the key's (the Service is its first member)
-      } else if (heldUnder != null && !heldUnder.equals(req.sharingKey())) {
-        shared.leave(h.ip(), me); // another key's, used by it alone
-      }
-      SharedClaims.Joined j = shared.join(h.ip(), h.pool(), req.sharingKey(), req.member());
-      switch (j.outcome()) {
-        case CREATED, JOINED -> {
-          if (j.outcome() == SharedClaims.Outcome.CREATED && heldUnder == null) {
-            metrics.allocated(h.pool());
-          }
-          return null;
-        }
-        case CLASH -> {
-          extra.add(new VipProblem(VipProblem.Reason.PortClash, j.detail()));
-          return null;
-        }
-        default -> {
-          return j.detail();
-        }
-      }
-    }
-    if (heldUnder != null && !heldUnder.isEmpty()) {
-      shared.leave(h.ip(), me); // it was the only member: the address becomes its own
-    }
-    ClaimResult r = ledger.claim(h.ip(), h.pool(), owner);
-    if (r.claim() != null) {
-      index.seen(r.claim());
-    }
-    if (r.ours() && !ServiceOwners.same(owner, r.holder())) {
-      // The claim of an earlier Service of this name (another uid): released by that one's delete
-      // event or the sweep, never inherited.
-      return r.holder().describe() + " (uid " + r.holder().uid() + ", an earlier Service of this name)";
-    }
-    if (r.ours()) {
-      if (r.outcome() == ClaimResult.Outcome.CLAIMED && heldUnder == null) {
-        metrics.allocated(h.pool());
-      }
-      return null;
-    }
-    return r.holder().describe();
-  }
-
-  /** Releases an address the Service holds: its own claim, or its membership of a shared one. */
-  private void drop(Ip ip, String heldUnder, ClaimOwner owner, String me) {
-    if (heldUnder == null || heldUnder.isEmpty()) {
-      release(ip, owner);
-    } else {
-      shared.leave(ip, me, owner.uid()); // this Service's entry only, not a successor's of the same name
-    }
-  }
-
-  /** The addresses claimed for this Service, own or shared (from the index). */
-  private Map<Ip, String> claimed(Service svc, ClaimOwner owner) {
-    ServiceRequest req = new ServiceRequest(svc.getMetadata().getNamespace(), svc.getMetadata().getName(), null, null,
-        null, null, List.of(), null);
-    ServiceHoldings s = VipFacts.holdings(index, req, owner);
-    Map<Ip, String> out = new HashMap<>(s.heldUnder());
-    for (Ip ip : s.leaveAfter()) {
-      out.put(ip, "shared");
-    }
-    return out;
-  }
-
-  /**
-   * Deletes the claim on {@code ip} if, and only if, it is this Service's (name and uid), conditional
-   * on the version of the claim read: a claim re-created (by anyone) meanwhile is never removed. The
-   * index's copy is used when it shows the claim as the Service's (claims do not change), else the
-   * API server's.
-   */
-  private boolean release(Ip ip, ClaimOwner owner) {
-    IPClaim c = index.get(ip).map(ClaimIndex.Entry::claim).orElse(null);
-    for (int attempt = 0; attempt < 2; attempt++) {
-      if (c == null || c.getSpec() == null || !ServiceOwners.same(owner, c.getSpec().owner())) {
-        c = attempt == 0 ? ledger.get(ip).orElse(null) : null;
-        if (c == null || !ServiceOwners.same(owner, c.getSpec().owner())) {
-          return false;
-        }
-      }
-      try {
-        List<io.fabric8.kubernetes.api.model.StatusDetails> deleted = client.resources(IPClaim.class)
-            .withName(c.getMetadata().getName()).lockResourceVersion(c.getMetadata().getResourceVersion()).delete();
-        index.deleted(c);
-        return !deleted.isEmpty();
-      } catch (KubernetesClientException e) {
-        if (e.getCode() == 404) {
-          index.deleted(c);
-          return false;
-        }
-        if (e.getCode() != 409) {
-          throw e;
-        }
-        c = null; // changed since read: read it again
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Everything the Service holds (from the index, and the addresses it shows whose claim the API
-   * server says is its own or shared), by address: {@code ""} its own claim, else the sharing key.
-   * The shown addresses cover an index that lags: a member missing from the index's copy of a shared
-   * claim would otherwise stay a member until the sweep (leaving reads the claim from the API server
-   * and removes this Service's entry only).
-   */
-  private Map<String, String> holdingsToRelease(Service svc, ClaimOwner owner) {
-    Map<String, String> out = new HashMap<>();
-    claimed(svc, owner).forEach((ip, under) -> out.put(ip.toString(), under));
-    for (String s : VipServices.ingress(svc)) {
-      if (out.containsKey(s)) {
-        continue;
-      }
-      try {
-        ledger.get(Ip.parse(s)).ifPresent(c -> {
-          if (ServiceOwners.same(owner, c.getSpec().owner())) {
-            out.put(s, "");
-          } else if (SharedClaims.isShared(c.getSpec().owner())) {
-            out.put(s, "shared");
-          }
-        });
-      } catch (RuntimeException e) {
-        // not an address of ours
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Unpublish, then release: the Service stops showing what it holds before any claim of it is
-   * deleted, so no moment exists in which the address is free in the ledger while the Service still
-   * announces it (another Service, or a second replica, could take it then). Returns what it held.
-   */
-  private Set<String> unpublishThenRelease(Service svc, ClaimOwner owner, Set<String> keep) {
-    Map<String, String> held = holdingsToRelease(svc, owner);
-    held.keySet().removeAll(keep);
-    List<String> ingress = VipServices.ingress(svc);
-    if (ingress.stream().anyMatch(held::containsKey)) {
-      status.write(svc, Ingress.without(ingress, held.keySet()), null);
-    }
-    held.forEach((ip, under) -> drop(Ip.parse(ip), under, owner, memberName(svc)));
-    return held.keySet();
-  }
-
-  /** Own claims adopted from a legacy VirtualIP that still stands for this Service: kept until it is migrated. */
-  private Set<String> legacyReserved(Service svc, ClaimOwner owner) {
-    List<String> adopted = claimed(svc, owner).keySet().stream()
-        .filter(ip -> index.get(ip).map(e -> LegacyReservations.isAdoptedFromVirtualIp(e.claim())).orElse(false))
-        .map(Ip::toString).toList();
-    return LegacyReservations.reserved(client, svc, adopted);
-  }
-
-  /** No longer ours to serve (type or class changed): unpublish, release, drop an old finalizer. */
-  private void letGo(Service svc, ClaimOwner owner) {
-    Set<String> released = unpublishThenRelease(svc, owner, legacyReserved(svc, owner));
-    dropOldFinalizers(svc);
-    if (!released.isEmpty()) {
-      LOG.info("Service {}/{} is no longer served: released {}", svc.getMetadata().getNamespace(),
-          svc.getMetadata().getName(), released);
-    }
-  }
-
-  /**
-   * Finalizers nobody removes any more: ours from versions before issue 12 (this one has none), and
-   * the old operator's. Removed once (one PATCH, only on Services that carry one), so that upgraded
-   * clusters keep their Services deletable.
-   */
-  private void dropOldFinalizers(Service svc) {
-    List<String> f = svc.getMetadata().getFinalizers();
-    if (f == null || !(f.contains(VipAnnotations.FINALIZER) || f.contains(VipAnnotations.LEGACY_FINALIZER))) {
-      return;
-    }
-    try {
-      client.services().inNamespace(svc.getMetadata().getNamespace()).withName(svc.getMetadata().getName())
-          .edit(s -> {
-            if (s.getMetadata().getFinalizers() != null) {
-              s.getMetadata().getFinalizers().removeAll(List.of(VipAnnotations.FINALIZER, VipAnnotations.LEGACY_FINALIZER));
-            }
-            return s;
-          });
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
-      }
-    }
-  }
 }

@@ -26,11 +26,12 @@ public final class VipControllers {
     LegacyAdoption.adopt(client);
     VipMetrics metrics = new VipMetrics(registry);
     ServiceVipReconciler services = new ServiceVipReconciler(client, metrics, namespaces);
-    if (namespaces.isEmpty()) {
-      operator.register(services);
-    } else {
-      operator.register(services, o -> o.settingNamespaces(namespaces));
-    }
+    operator.register(services, o -> {
+      services.configure(o);
+      if (!namespaces.isEmpty()) {
+        o.settingNamespaces(namespaces);
+      }
+    });
     // Its reconciles run on the leader only, like the Services': the first one starts the orphan sweep.
     operator.register(new IPGroupStatusReconciler(metrics, services::leading));
     new VirtualIPMigration(client).start();

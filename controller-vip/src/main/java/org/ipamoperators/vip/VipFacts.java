@@ -22,6 +22,7 @@ import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.VipAnnotations;
 import org.ipamoperators.vip.plan.FirstFreeHints;
 import org.ipamoperators.vip.plan.GroupInfo;
+import org.ipamoperators.vip.plan.GroupPools;
 import org.ipamoperators.vip.plan.Holding;
 import org.ipamoperators.vip.plan.LedgerEntry;
 import org.ipamoperators.vip.plan.ServiceHoldings;
@@ -77,7 +78,10 @@ public final class VipFacts {
 
   /**
    * What the Service asks for. Its namespace is looked up (by name, null when unknown) only when a
-   * group selects namespaces.
+   * group selects namespaces. The controller looks it up on the API server rather than in an
+   * informer's cache: watching namespaces would need list and watch of every namespace in the
+   * cluster, where the controller is granted only get, and most clusters' groups select no
+   * namespace, so the lookup is rare.
    */
   public static ServiceRequest request(Service svc, List<GroupInfo> groups, Function<String, Namespace> namespace) {
     String key = VipServices.sharingKey(svc);
@@ -143,14 +147,17 @@ public final class VipFacts {
   /** Plans one Service against the index, as the reconciler does before it claims. */
   public static Planned plan(ClaimIndex index, ServiceRequest req, ClaimOwner owner, List<GroupInfo> groups,
       Map<Ip, String> lost) {
-    return plan(index, req, owner, groups, lost, FirstFreeHints.NONE);
+    return plan(index, req, owner, groups, lost, FirstFreeHints.NONE, new GroupPools());
   }
 
-  /** The same, first-free searches starting where {@code hints} say (see {@link FirstFreeCursors}). */
+  /**
+   * The same, first-free searches starting where {@code hints} say (see {@link FirstFreeCursors}),
+   * groups parsed once in {@code pools}.
+   */
   static Planned plan(ClaimIndex index, ServiceRequest req, ClaimOwner owner, List<GroupInfo> groups,
-      Map<Ip, String> lost, FirstFreeHints hints) {
+      Map<Ip, String> lost, FirstFreeHints hints, GroupPools pools) {
     ServiceHoldings h = holdings(index, req, owner);
-    return new Planned(VipPlanner.plan(req, groups, h, taken(index, req, owner, h, lost), hints), h);
+    return new Planned(VipPlanner.plan(req, groups, h, taken(index, req, owner, h, lost), hints, pools), h);
   }
 
   /**

@@ -20,9 +20,24 @@ public class VipServiceFilter implements OnAddFilter<Service> {
 
   /** Updates: served now or before the change, or carrying an old finalizer. */
   public static class OnUpdate implements OnUpdateFilter<Service> {
+    private final OwnStatusWrites ownWrites;
+
+    /**
+     * As the annotation names it, for a reconciler registered without {@link ServiceVipReconciler#configure}:
+     * no write is known to it, so every echo is reconciled.
+     */
+    public OnUpdate() {
+      this(new OwnStatusWrites());
+    }
+
+    /** Skipping the echoes of the writes noted in {@code ownWrites}. */
+    OnUpdate(OwnStatusWrites ownWrites) {
+      this.ownWrites = ownWrites;
+    }
+
     @Override
     public boolean accept(Service now, Service before) {
-      if (OwnStatusWrites.isEcho(now, before)) {
+      if (ownWrites.isEcho(now, before)) {
         return false; // only our own write that left it served, coming back
       }
       return VipServices.handles(now) || VipServices.hasFinalizer(now) || VipServices.handles(before);

@@ -28,7 +28,7 @@ class ServiceStatusWriterIT {
     Service fresh = client.services().resource(new ServiceBuilder().withNewMetadata().withName("stale-view")
         .endMetadata().withNewSpec().withType("LoadBalancer").withAllocateLoadBalancerNodePorts(false)
         .addNewPort().withPort(80).endPort().endSpec().build()).create();
-    ServiceStatusWriter writer = new ServiceStatusWriter(client);
+    ServiceStatusWriter writer = new ServiceStatusWriter(client, new OwnStatusWrites());
     Ingress.Held first = new Ingress.Held(List.of(Ip.parse("192.0.2.10")));
     writer.write(fresh, first.publishable(List.of(Ip.parse("192.0.2.10"))).orElseThrow(), condition("one"));
     assertThat(VipServices.ingress(client.services().withName("stale-view").get())).containsExactly("192.0.2.10");
@@ -54,7 +54,7 @@ class ServiceStatusWriterIT {
     Service gone = new ServiceBuilder().withNewMetadata().withName("never-created").withNamespace(client.getNamespace())
         .withResourceVersion("1").endMetadata().withNewSpec().withType("LoadBalancer").endSpec().build();
     Ingress.Held held = new Ingress.Held(List.of(Ip.parse("192.0.2.12")));
-    assertThatThrownBy(() -> new ServiceStatusWriter(client).write(gone,
+    assertThatThrownBy(() -> new ServiceStatusWriter(client, new OwnStatusWrites()).write(gone,
         held.publishable(List.of(Ip.parse("192.0.2.12"))).orElseThrow(), condition("gone")))
         .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(404))
         .hasMessageContaining("never-created");

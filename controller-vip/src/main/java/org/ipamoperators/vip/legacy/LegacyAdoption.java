@@ -48,6 +48,15 @@ public final class LegacyAdoption {
     if (ips.isEmpty()) {
       return new Result(adopted, skipped);
     }
+    Adoption adoption = new Adoption(client, virtualIps(client), client.resources(IPGroup.class).list().getItems(),
+        new ClusterLedger(client), new EventRecorder(client, "vip-controller"), adopted, skipped);
+    ips.get().forEach(adoption::adopt);
+    LOG.info("Adopted {} IP object(s) of the old operator; left out: {}", adopted.size(), skipped);
+    return new Result(adopted, skipped);
+  }
+
+  /** The old operator's VirtualIPs not migrated yet, by address. */
+  private static Map<Ip, GenericKubernetesResource> virtualIps(KubernetesClient client) {
     Map<Ip, GenericKubernetesResource> virtualIps = new HashMap<>();
     for (GenericKubernetesResource v : list(client, LegacyKinds.VIRTUAL_IP, true).orElse(List.of())) {
       String ip = LegacyFields.status(v, "ip");
@@ -59,17 +68,22 @@ public final class LegacyAdoption {
         }
       }
     }
-    List<IPGroup> groups = client.resources(IPGroup.class).list().getItems();
-    ClusterLedger ledger = new ClusterLedger(client);
-    EventRecorder events = new EventRecorder(client, "vip-controller");
-    for (GenericKubernetesResource o : ips.get()) {
+    return virtualIps;
+  }
+
+  /** One adoption run: what it reads once, and what it adopted and left out so far. */
+  private record Adoption(KubernetesClient client, Map<Ip, GenericKubernetesResource> virtualIps, List<IPGroup> groups,
+      ClusterLedger ledger, EventRecorder events, List<String> adopted, List<String> skipped) {
+
+    /** Claims an old IP object's address for the Service it served, or says why not. */
+    void adopt(GenericKubernetesResource o) {
       String name = o.getMetadata().getName();
       Ip ip;
       try {
         ip = Ip.parse(name);
       } catch (RuntimeException e) {
         skipped.add(name + ": not an address");
-        continue;
+        return;
       }
       Map<String, String> labels = o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels();
       GenericKubernetesResource vip = virtualIps.get(ip);
@@ -84,7 +98,7 @@ public final class LegacyAdoption {
         int slash = owner == null ? -1 : owner.indexOf('/');
         if (slash <= 0) {
           skipped.add(name + ": no owner annotation " + LegacyKinds.OWNER_ANNOTATION);
-          continue;
+          return;
         }
         namespace = owner.substring(0, slash);
         service = owner.substring(slash + 1);
@@ -93,25 +107,23 @@ public final class LegacyAdoption {
       if (vip == null && (svc == null || svc.getMetadata().getDeletionTimestamp() != null)) {
         // The old operator leaked these (no owner reference): the address is free again.
         skipped.add(name + ": Service " + namespace + "/" + service + " is gone");
-        continue;
+        return;
       }
-      String pool = pool(ip, labels, groups);
       ClaimOwner owner = svc != null ? ServiceVipReconciler.owner(svc)
           : new ClaimOwner(ServiceVipReconciler.CONTROLLER, "Service", namespace, service, null);
-      ClaimResult r = ledger.claim(ip, pool, owner, Map.of(LABEL_ADOPTED, vip != null ? LegacyReservations.VIRTUAL_IP : "ip"));
+      ClaimResult r = ledger.claim(ip, pool(ip, labels, groups), owner,
+          Map.of(LABEL_ADOPTED, vip != null ? LegacyReservations.VIRTUAL_IP : "ip"));
       if (r.ours()) {
         adopted.add(name);
-      } else {
-        String why = name + ": already held by " + r.holder().describe();
-        skipped.add(why);
-        if (svc != null) {
-          events.warning(svc, "LegacyClaimConflict", "the old operator's IP object " + why
-              + "; this Service will be given another address");
-        }
+        return;
+      }
+      String why = name + ": already held by " + r.holder().describe();
+      skipped.add(why);
+      if (svc != null) {
+        events.warning(svc, "LegacyClaimConflict", "the old operator's IP object " + why
+            + "; this Service will be given another address");
       }
     }
-    LOG.info("Adopted {} IP object(s) of the old operator; left out: {}", adopted.size(), skipped);
-    return new Result(adopted, skipped);
   }
 
   /** The ledger pool: the IPGroup of the label, else the first IPGroup containing the address. */

@@ -105,95 +105,121 @@ public final class VirtualIPMigration implements AutoCloseable {
       }
       return;
     }
-    boolean asked = v.getMetadata().getAnnotations() != null
-        && v.getMetadata().getAnnotations().containsKey(LegacyKinds.MIGRATE_ANNOTATION);
-    if (!migrating) {
-      if (!asked || LegacyKinds.MIGRATED.equals(state)) {
-        return;
-      }
-      if (!LegacyKinds.STATE_VALID.equals(state)) {
-        events.warning(v, "MigrationRefused", "not valid VirtualIP can not be migrated (state " + state + ")");
-        return;
-      }
-      state = step(v, LegacyKinds.PREPARING, "");
-    } else if (!asked) {
-      events.warning(v, "MigrationContinues", "migration can not be stopped: the " + LegacyKinds.MIGRATE_ANNOTATION
-          + " annotation was removed during state '" + state + "'");
-    }
+    state = begin(v, state, migrating);
     String ip = LegacyFields.status(v, "ip");
     String service = Optional.ofNullable(LegacyFields.status(v, "service")).orElse(LegacyFields.spec(v, "service"));
     while (state != null && !LegacyKinds.MIGRATED.equals(state)) {
       Service svc = client.services().inNamespace(ns).withName(service).get();
-      switch (state) {
-        case LegacyKinds.PREPARING -> {
-          if (svc == null) {
-            blocked(v, state, "service " + service + " not found");
-            return;
-          }
-          if ("LoadBalancer".equals(svc.getSpec().getType()) || !VipServices.ingress(svc).isEmpty()) {
-            blocked(v, state, "service is already of type LoadBalancer, change service type to proceed with migration");
-            return;
-          }
-          state = step(v, LegacyKinds.REASSOCIATING, "");
-        }
-        case LegacyKinds.REASSOCIATING -> {
-          Ip address = Ip.parse(ip);
-          List<IPGroup> groups = client.resources(IPGroup.class).list().getItems();
-          Optional<String> group = LegacyAdoption.containing(address, groups);
-          if (group.isEmpty() || svc == null) {
-            blocked(v, state, svc == null ? "service " + service + " not found"
-                : "no IPGroup contains " + ip + "; create IPGroups from the GroupSegmentMappings first");
-            return;
-          }
-          ClaimResult r = ledger.claim(address, "ipgroup/" + group.get(), ServiceVipReconciler.owner(svc),
-              Map.of(LegacyAdoption.LABEL_ADOPTED, LegacyReservations.VIRTUAL_IP));
-          if (!r.ours()) {
-            blocked(v, state, ip + " is held by " + r.holder().describe());
-            return;
-          }
-          relabelLegacyIp(ip, group.get(), ns + "/" + service);
-          state = step(v, LegacyKinds.CLEANING_UP, "");
-        }
-        case LegacyKinds.CLEANING_UP -> {
-          removeFinalizer(v, LegacyKinds.VIP_IP_FINALIZER);
-          String clone = Optional.ofNullable(LegacyFields.status(v, "clonedService")).orElse(name + LegacyKinds.CLONE_SUFFIX);
-          client.services().inNamespace(ns).withName(clone).delete();
-          removeFinalizer(get(ns, name), LegacyKinds.VIP_SERVICE_FINALIZER);
-          v = get(ns, name);
-          state = step(v, LegacyKinds.CONVERTING, "");
-        }
-        case LegacyKinds.CONVERTING -> {
-          client.services().inNamespace(ns).withName(service).edit(s -> {
-            s.getSpec().setType("LoadBalancer");
-            s.getSpec().setLoadBalancerIP(ip);
-            return s;
-          });
-          state = step(v, LegacyKinds.ASSIGNING, "");
-        }
-        case LegacyKinds.ASSIGNING -> {
-          if (svc == null || !VipServices.ingress(svc).contains(ip)) {
-            submit(v, 2); // the Service controller publishes the address shortly
-            return;
-          }
-          if (LegacyFields.spec(v, "ip") == null && ip.equals(svc.getSpec().getLoadBalancerIP())) {
-            client.services().inNamespace(ns).withName(service).edit(s -> {
-              s.getSpec().setLoadBalancerIP(null);
-              return s;
-            });
-          }
-          LegacyFields.setStatus(v, "keepalivedGroup", null);
-          LegacyFields.setStatus(v, "gsm", null);
-          LegacyFields.setStatus(v, "clonedService", null);
-          state = step(v, LegacyKinds.MIGRATED, "VirtualIP has been migrated");
-          events.normal(v, "Migrated", "Service " + ns + "/" + service + " is a LoadBalancer with " + ip
-              + "; this VirtualIP can be deleted");
-        }
-        default -> {
-          return;
-        }
+      state = switch (state) {
+        case LegacyKinds.PREPARING -> preparing(v, svc, service);
+        case LegacyKinds.REASSOCIATING -> reassociating(v, svc, service, ip);
+        case LegacyKinds.CLEANING_UP -> cleaningUp(v);
+        case LegacyKinds.CONVERTING -> converting(v, service, ip);
+        case LegacyKinds.ASSIGNING -> assigning(v, svc, service, ip);
+        default -> null;
+      };
+      if (state == null) {
+        return; // blocked, waiting, or a state this version does not know
       }
       v = get(ns, name);
     }
+  }
+
+  /**
+   * Where a migration stands: the state to continue from, or null when there is nothing to do (not
+   * asked, done already, or refused). A migration under way goes on even if the annotation was removed.
+   */
+  private String begin(GenericKubernetesResource v, String state, boolean migrating) {
+    boolean asked = v.getMetadata().getAnnotations() != null
+        && v.getMetadata().getAnnotations().containsKey(LegacyKinds.MIGRATE_ANNOTATION);
+    if (!migrating) {
+      if (!asked || LegacyKinds.MIGRATED.equals(state)) {
+        return null;
+      }
+      if (!LegacyKinds.STATE_VALID.equals(state)) {
+        events.warning(v, "MigrationRefused", "not valid VirtualIP can not be migrated (state " + state + ")");
+        return null;
+      }
+      return step(v, LegacyKinds.PREPARING, "");
+    }
+    if (!asked) {
+      events.warning(v, "MigrationContinues", "migration can not be stopped: the " + LegacyKinds.MIGRATE_ANNOTATION
+          + " annotation was removed during state '" + state + "'");
+    }
+    return state;
+  }
+
+  private String preparing(GenericKubernetesResource v, Service svc, String service) {
+    String state = LegacyKinds.PREPARING;
+    if (svc == null) {
+      blocked(v, state, "service " + service + " not found");
+      return null;
+    }
+    if ("LoadBalancer".equals(svc.getSpec().getType()) || !VipServices.ingress(svc).isEmpty()) {
+      blocked(v, state, "service is already of type LoadBalancer, change service type to proceed with migration");
+      return null;
+    }
+    return step(v, LegacyKinds.REASSOCIATING, "");
+  }
+
+  private String reassociating(GenericKubernetesResource v, Service svc, String service, String ip) {
+    String state = LegacyKinds.REASSOCIATING;
+    Ip address = Ip.parse(ip);
+    List<IPGroup> groups = client.resources(IPGroup.class).list().getItems();
+    Optional<String> group = LegacyAdoption.containing(address, groups);
+    if (group.isEmpty() || svc == null) {
+      blocked(v, state, svc == null ? "service " + service + " not found"
+          : "no IPGroup contains " + ip + "; create IPGroups from the GroupSegmentMappings first");
+      return null;
+    }
+    ClaimResult r = ledger.claim(address, "ipgroup/" + group.get(), ServiceVipReconciler.owner(svc),
+        Map.of(LegacyAdoption.LABEL_ADOPTED, LegacyReservations.VIRTUAL_IP));
+    if (!r.ours()) {
+      blocked(v, state, ip + " is held by " + r.holder().describe());
+      return null;
+    }
+    relabelLegacyIp(ip, group.get(), v.getMetadata().getNamespace() + "/" + service);
+    return step(v, LegacyKinds.CLEANING_UP, "");
+  }
+
+  private String cleaningUp(GenericKubernetesResource v) {
+    String ns = v.getMetadata().getNamespace();
+    String name = v.getMetadata().getName();
+    removeFinalizer(v, LegacyKinds.VIP_IP_FINALIZER);
+    String clone = Optional.ofNullable(LegacyFields.status(v, "clonedService")).orElse(name + LegacyKinds.CLONE_SUFFIX);
+    client.services().inNamespace(ns).withName(clone).delete();
+    removeFinalizer(get(ns, name), LegacyKinds.VIP_SERVICE_FINALIZER);
+    return step(get(ns, name), LegacyKinds.CONVERTING, "");
+  }
+
+  private String converting(GenericKubernetesResource v, String service, String ip) {
+    client.services().inNamespace(v.getMetadata().getNamespace()).withName(service).edit(s -> {
+      s.getSpec().setType("LoadBalancer");
+      s.getSpec().setLoadBalancerIP(ip);
+      return s;
+    });
+    return step(v, LegacyKinds.ASSIGNING, "");
+  }
+
+  private String assigning(GenericKubernetesResource v, Service svc, String service, String ip) {
+    String ns = v.getMetadata().getNamespace();
+    if (svc == null || !VipServices.ingress(svc).contains(ip)) {
+      submit(v, 2); // the Service controller publishes the address shortly
+      return null;
+    }
+    if (LegacyFields.spec(v, "ip") == null && ip.equals(svc.getSpec().getLoadBalancerIP())) {
+      client.services().inNamespace(ns).withName(service).edit(s -> {
+        s.getSpec().setLoadBalancerIP(null);
+        return s;
+      });
+    }
+    LegacyFields.setStatus(v, "keepalivedGroup", null);
+    LegacyFields.setStatus(v, "gsm", null);
+    LegacyFields.setStatus(v, "clonedService", null);
+    String state = step(v, LegacyKinds.MIGRATED, "VirtualIP has been migrated");
+    events.normal(v, "Migrated", "Service " + ns + "/" + service + " is a LoadBalancer with " + ip
+        + "; this VirtualIP can be deleted");
+    return state;
   }
 
   /** Records the next state (and message) in the status; returns it. */

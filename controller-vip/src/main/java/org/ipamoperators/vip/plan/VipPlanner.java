@@ -47,10 +47,13 @@ public final class VipPlanner {
     return plan(req, groups, holdings.held(), taken, holdings.joinable());
   }
 
-  /** The same, first-free searches starting where {@code hints} say everything below is taken. */
+  /**
+   * The same, first-free searches starting where {@code hints} say everything below is taken, and
+   * groups parsed once in {@code pools}.
+   */
   public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, ServiceHoldings holdings, Map<Ip, String> taken,
-      FirstFreeHints hints) {
-    return plan(req, groups, holdings.held(), taken, holdings.joinable(), hints);
+      FirstFreeHints hints, GroupPools pools) {
+    return plan(req, groups, holdings.held(), taken, holdings.joinable(), hints, pools);
   }
 
   /**
@@ -61,17 +64,72 @@ public final class VipPlanner {
    */
   public static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
       Map<Ip, SharedAddress> joinable) {
-    return plan(req, groups, held, taken, joinable, FirstFreeHints.NONE);
+    return plan(req, groups, held, taken, joinable, FirstFreeHints.NONE, new GroupPools());
   }
 
   private static VipPlan plan(ServiceRequest req, List<GroupInfo> groups, List<Holding> held, Map<Ip, String> taken,
-      Map<Ip, SharedAddress> joinable, FirstFreeHints hints) {
-    List<VipProblem> problems = new ArrayList<>();
+      Map<Ip, SharedAddress> joinable, FirstFreeHints hints, GroupPools groupPools) {
+    Context ctx = context(req, groups, taken, joinable, hints, groupPools);
+    Draft d = new Draft(new EnumMap<>(IpFamily.class), new EnumMap<>(IpFamily.class), new ArrayList<>(),
+        new ArrayList<>());
+    Map<IpFamily, Ip> requested = requested(req, d.problems());
+    Set<IpFamily> wanted = new LinkedHashSet<>(req.families());
+    Set<IpFamily> all = new LinkedHashSet<>(wanted);
+    all.addAll(req.optionalFamilies());
+    for (Ip r : requested.values()) {
+      if (!all.contains(r.family())) {
+        d.problems().add(new VipProblem(VipProblem.Reason.InvalidRequest, "requested " + r + " is "
+            + r.family().kubernetesName() + " but the Service's ipFamilies are " + familyNames(wanted)));
+      }
+    }
+    keepHeld(req, held, all, d);
+    if (d.problems().stream().anyMatch(p -> p.reason() == VipProblem.Reason.InvalidRequest)) {
+      // A request that cannot be used as written gets nothing new: the plan is incomplete, so an
+      // address claimed now would never be published and would only be taken from the pool.
+      // What the Service already holds stays.
+      return d.keepOnly(all);
+    }
+    for (IpFamily family : all) {
+      choose(ctx, d, family, !wanted.contains(family), requested.get(family));
+    }
+    if (d.problems().stream().anyMatch(VipProblem::blocking)) {
+      // A Service left without an address gets nothing new either (as with an unusable request above):
+      // claiming the rest would hold addresses nobody shows for as long as it waits. It keeps what it holds.
+      return d.keepOnly(all);
+    }
+    List<Ip> ingress = new ArrayList<>();
+    for (IpFamily f : all) {
+      if (d.claim().containsKey(f)) {
+        ingress.add(d.claim().get(f).ip());
+      } else if (d.keep().containsKey(f)) {
+        ingress.add(d.keep().get(f).ip());
+      }
+    }
+    Set<Ip> used = new java.util.HashSet<>(ingress);
+    d.release().removeIf(h -> used.contains(h.ip()));
+    return new VipPlan(List.copyOf(d.keep().values()), List.copyOf(d.claim().values()), d.release(), d.problems(),
+        ingress);
+  }
+
+  /** A plan being made: what is kept, claimed and released by family, and the problems so far. */
+  private record Draft(Map<IpFamily, Holding> keep, Map<IpFamily, Holding> claim, List<Holding> release,
+      List<VipProblem> problems) {
+
+    /** Nothing new: the Service keeps what it holds, in its families' order. */
+    VipPlan keepOnly(Set<IpFamily> all) {
+      List<Ip> ingress = all.stream().filter(keep::containsKey).map(f -> keep.get(f).ip()).toList();
+      return new VipPlan(List.copyOf(keep.values()), List.of(), release, problems, ingress);
+    }
+  }
+
+  /** The groups in order, their pools, and why those that hand out nothing new do not. */
+  private static Context context(ServiceRequest req, List<GroupInfo> groups, Map<Ip, String> taken,
+      Map<Ip, SharedAddress> joinable, FirstFreeHints hints, GroupPools groupPools) {
     List<GroupInfo> ordered = groups.stream().sorted(ORDER).toList();
     Map<String, Pool> pools = new java.util.HashMap<>();
     Map<String, String> invalid = new java.util.HashMap<>();
     for (GroupInfo g : ordered) {
-      Parsed parsed = parse(g);
+      GroupPools.Parsed parsed = groupPools.parse(g);
       if (parsed.pool() != null) {
         pools.put(g.name(), parsed.pool());
       } else {
@@ -82,9 +140,11 @@ public final class VipPlanner {
         invalid.put(g.name(), "refused, its addresses overlap an older IPGroup's (" + g.refused() + ")");
       }
     }
-    Context ctx = new Context(req, ordered, pools, invalid, taken, joinable, hints);
+    return new Context(req, ordered, pools, invalid, taken, joinable, hints);
+  }
 
-    // Requested addresses, one per family.
+  /** Requested addresses, one per family; unusable entries become problems. */
+  private static Map<IpFamily, Ip> requested(ServiceRequest req, List<VipProblem> problems) {
     Map<IpFamily, Ip> requested = new EnumMap<>(IpFamily.class);
     // A huge annotation (thousands of entries) makes one problem per entry at most PROBLEMS_SHOWN
     // times, then a count: each problem is an Event, and all of them one condition message.
@@ -115,18 +175,14 @@ public final class VipPlanner {
           + " more unusable entries among the " + req.requested().size() + " requested addresses; write one address"
           + " per family"));
     }
-    Set<IpFamily> wanted = new LinkedHashSet<>(req.families());
-    Set<IpFamily> all = new LinkedHashSet<>(wanted);
-    all.addAll(req.optionalFamilies());
-    for (Ip r : requested.values()) {
-      if (!all.contains(r.family())) {
-        problems.add(new VipProblem(VipProblem.Reason.InvalidRequest, "requested " + r + " is "
-            + r.family().kubernetesName() + " but the Service's ipFamilies are " + familyNames(wanted)));
-      }
-    }
+    return requested;
+  }
 
-    // Keep what is held: one claim per family the Service wants (the one its status shows first),
-    // release the rest.
+  /**
+   * Keeps what is held: one claim per family the Service wants (the one its status shows first),
+   * releases the rest.
+   */
+  private static void keepHeld(ServiceRequest req, List<Holding> held, Set<IpFamily> all, Draft d) {
     Set<Ip> shown = new java.util.HashSet<>();
     for (String c : req.current()) {
       try {
@@ -135,116 +191,55 @@ public final class VipPlanner {
         // not an address
       }
     }
-    Map<IpFamily, Holding> keep = new EnumMap<>(IpFamily.class);
-    List<Holding> release = new ArrayList<>();
     for (Holding h : held.stream().sorted(Comparator.comparing((Holding x) -> !shown.contains(x.ip()))
         .thenComparing(Holding::ip)).toList()) {
-      if (all.contains(h.ip().family()) && !keep.containsKey(h.ip().family())) {
-        keep.put(h.ip().family(), h);
+      if (all.contains(h.ip().family()) && !d.keep().containsKey(h.ip().family())) {
+        d.keep().put(h.ip().family(), h);
       } else {
-        release.add(h);
+        d.release().add(h);
       }
     }
-
-    if (problems.stream().anyMatch(p -> p.reason() == VipProblem.Reason.InvalidRequest)) {
-      // A request that cannot be used as written gets nothing new: the plan is incomplete, so an
-      // address claimed now would never be published and would only be taken from the pool.
-      // What the Service already holds stays.
-      List<Ip> ingress = all.stream().filter(keep::containsKey).map(f -> keep.get(f).ip()).toList();
-      return new VipPlan(List.copyOf(keep.values()), List.of(), release, problems, ingress);
-    }
-    Map<IpFamily, Holding> claim = new EnumMap<>(IpFamily.class);
-    for (IpFamily family : all) {
-      boolean optional = !wanted.contains(family);
-      Holding h = keep.get(family);
-      Ip want = requested.get(family);
-      if (h != null) {
-        if (want != null && !want.equals(h.ip())) {
-          // The user asks for another address: move once the new one is ours (claim it, publish
-          // it, then release the old one); if it cannot be had, keep the old one and say why.
-          Choice c = ctx.offer(want);
-          if (c.holding() != null) {
-            keep.remove(family);
-            claim.put(family, c.holding());
-            release.add(h);
-            continue;
-          }
-          problems.add(new VipProblem(VipProblem.Reason.AddressKept, c.problem().message() + "; the Service keeps " + h.ip()));
-        }
-        outsideOfItsGroup(h, ctx).ifPresent(problems::add);
-        continue;
-      }
-      if (want == null) {
-        // The status shows an address whose claim went missing (deleted by hand, or an ingress
-        // written before this controller): take the same one back when nobody else holds it.
-        Optional<Holding> again = current(req, family).map(ctx::offer).map(Choice::holding);
-        if (again.isPresent()) {
-          claim.put(family, again.get());
-          continue;
-        }
-      }
-      if (want != null) {
-        Choice c = ctx.offer(want);
-        if (c.holding() != null) {
-          claim.put(family, c.holding());
-        } else {
-          problems.add(c.problem());
-        }
-        continue;
-      }
-      if (req.sharing()) {
-        Choice c = ctx.joinOne(family);
-        if (c != null) {
-          if (c.holding() != null) {
-            claim.put(family, c.holding());
-          } else {
-            problems.add(c.problem());
-          }
-          continue;
-        }
-      }
-      allocate(ctx, family, optional, problems).ifPresent(x -> claim.put(family, x));
-    }
-    if (problems.stream().anyMatch(VipProblem::blocking)) {
-      // A Service left without an address gets nothing new either (as with an unusable request above):
-      // claiming the rest would hold addresses nobody shows for as long as it waits. It keeps what it holds.
-      List<Ip> ingress = all.stream().filter(keep::containsKey).map(f -> keep.get(f).ip()).toList();
-      return new VipPlan(List.copyOf(keep.values()), List.of(), release, problems, ingress);
-    }
-    List<Ip> ingress = new ArrayList<>();
-    for (IpFamily f : all) {
-      if (claim.containsKey(f)) {
-        ingress.add(claim.get(f).ip());
-      } else if (keep.containsKey(f)) {
-        ingress.add(keep.get(f).ip());
-      }
-    }
-    Set<Ip> used = new java.util.HashSet<>(ingress);
-    release.removeIf(h -> used.contains(h.ip()));
-    return new VipPlan(List.copyOf(keep.values()), List.copyOf(claim.values()), release, problems, ingress);
   }
 
-  /** A group's pool, or its problems (one message) when its ranges do not make one. */
-  private record Parsed(Pool pool, String problems) {}
-
-  /** Groups parsed so far, by name, ranges and exclusions (pools are immutable); emptied when it grows large. */
-  private static final Map<List<Object>, Parsed> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
-
-  /** Parses a group's ranges once per definition, not once per plan. */
-  private static Parsed parse(GroupInfo g) {
-    List<Object> key = List.of(g.name(), g.spec().ranges(), g.spec().excluded());
-    Parsed known = PARSED.get(key);
-    if (known != null) {
-      return known;
+  /** One family's address: the one held (moved when another is requested), requested, shared or new. */
+  private static void choose(Context ctx, Draft d, IpFamily family, boolean optional, Ip want) {
+    Holding h = d.keep().get(family);
+    if (h != null) {
+      if (want != null && !want.equals(h.ip())) {
+        // The user asks for another address: move once the new one is ours (claim it, publish
+        // it, then release the old one); if it cannot be had, keep the old one and say why.
+        Choice c = ctx.offer(want);
+        if (c.holding() != null) {
+          d.keep().remove(family);
+          d.claim().put(family, c.holding());
+          d.release().add(h);
+          return;
+        }
+        d.problems().add(new VipProblem(VipProblem.Reason.AddressKept,
+            c.problem().message() + "; the Service keeps " + h.ip()));
+      }
+      outsideOfItsGroup(h, ctx).ifPresent(d.problems()::add);
+      return;
     }
-    List<PoolProblem> p = Pool.validate(g.name(), g.spec().ranges(), g.spec().excluded());
-    Parsed parsed = p.isEmpty() ? new Parsed(Pool.of(g.name(), g.spec().ranges(), g.spec().excluded()), null)
-        : new Parsed(null, summary(p));
-    if (PARSED.size() >= 1024) {
-      PARSED.clear();
+    if (want == null) {
+      // The status shows an address whose claim went missing (deleted by hand, or an ingress
+      // written before this controller): take the same one back when nobody else holds it.
+      Optional<Holding> again = current(ctx.req(), family).map(ctx::offer).map(Choice::holding);
+      if (again.isPresent()) {
+        d.claim().put(family, again.get());
+        return;
+      }
     }
-    PARSED.put(key, parsed);
-    return parsed;
+    Choice c = want != null ? ctx.offer(want) : ctx.req().sharing() ? ctx.joinOne(family) : null;
+    if (c != null) {
+      if (c.holding() != null) {
+        d.claim().put(family, c.holding());
+      } else {
+        d.problems().add(c.problem());
+      }
+      return;
+    }
+    allocate(ctx, family, optional, d.problems()).ifPresent(x -> d.claim().put(family, x));
   }
 
   /** An address that could be had, or why not. */
