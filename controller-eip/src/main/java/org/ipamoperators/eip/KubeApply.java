@@ -3,12 +3,13 @@ package org.ipamoperators.eip;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.ipamoperators.controller.common.kube.MergePatch;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.slf4j.Logger;
@@ -31,8 +32,8 @@ final class KubeApply {
   /** JSON merge patch of the status subresource: a null removes a field (the old operator's included). */
   void patchStatus(Eip eip, Map<String, Object> fields) {
     try {
-      client.resources(Eip.class).inNamespace(eip.getMetadata().getNamespace()).withName(eip.getMetadata().getName())
-          .subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), json(Map.of("status", fields)));
+      MergePatch.applyStatus(client, Eip.class, eip.getMetadata().getNamespace(), eip.getMetadata().getName(),
+          json(Map.of("status", fields)));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;
@@ -46,8 +47,8 @@ final class KubeApply {
     Map<String, Object> specPatch = new LinkedHashMap<>();
     specPatch.put("podName", null);
     specPatch.put("selector", Map.of("pod", pod));
-    client.resources(Eip.class).inNamespace(eip.getMetadata().getNamespace()).withName(eip.getMetadata().getName())
-        .patch(PatchContext.of(PatchType.JSON_MERGE), json(Map.of("spec", specPatch)));
+    MergePatch.apply(client, Eip.class, eip.getMetadata().getNamespace(), eip.getMetadata().getName(),
+        json(Map.of("spec", specPatch)));
   }
 
   void deleteEip(Eip eip) {
@@ -62,8 +63,7 @@ final class KubeApply {
     annotations.put(EipNames.EXTERNAL_DNS_TARGET_ANNOTATION, publicIp);
     Map<String, Object> metadata = Map.of("annotations", annotations);
     try {
-      client.pods().inNamespace(ns).withName(name)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), json(Map.of("metadata", metadata)));
+      MergePatch.apply(client, Pod.class, ns, name, json(Map.of("metadata", metadata)));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
         throw e;
@@ -74,7 +74,7 @@ final class KubeApply {
   /** A failure is logged only: the labels are written again at the next node-mode pass. */
   void labelNode(String name, String value) {
     try {
-      client.nodes().withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+      MergePatch.apply(client, Node.class, null, name,
           json(Map.of("metadata", Map.of("labels", Map.of(EipNames.READY_STATUS_LABEL, value)))));
     } catch (KubernetesClientException e) {
       if (e.getCode() != 404) {
