@@ -75,7 +75,8 @@ final class GroupReport {
         + (podMonitor ? ", PodMonitor" : ""), generation);
     RouterIds.Result ids = plan.ids();
     conditions = Conditions.set(conditions, COND_EXHAUSTED, !ids.exhausted().isEmpty(),
-        ids.exhausted().isEmpty() ? "RouterIDsAvailable" : ids.quotaReached() ? "NamespaceQuotaReached" : "NoFreeRouterID",
+        ids.exhausted().isEmpty() ? "RouterIDsAvailable"
+            : ids.quotaReached() ? "NamespaceQuotaReached" : "NoFreeRouterID",
         ids.exhausted().isEmpty() ? "every instance has a router id" : ids.exhausted().size()
             + " instances have no router id in space " + plan.space() + (ids.quotaReached()
                 ? " (the groups of namespace " + group.getMetadata().getNamespace() + " hold the "

@@ -36,8 +36,8 @@ final class PasswordSecrets {
     this.client = client;
   }
 
-  PerResourcePollingEventSource<Secret, KeepalivedGroup, String> eventSource(EventSourceContext<KeepalivedGroup> context,
-      Duration poll) {
+  PerResourcePollingEventSource<Secret, KeepalivedGroup, String> eventSource(
+      EventSourceContext<KeepalivedGroup> context, Duration poll) {
     source = new PerResourcePollingEventSource<>(Secret.class, context,
         new PerResourcePollingConfigurationBuilder<Secret, KeepalivedGroup, String>(this::poll, poll)
             .withName("password-secrets")

@@ -73,7 +73,8 @@ class ServiceSelectionTest {
     ServiceSelection after = s.withProblems(List.of(
         new Problem(Problem.Kind.NO_VIP, new TreeSet<>(Set.of(new ServiceRef("a", "lb"))), "no VIP yet"),
         new Problem(Problem.Kind.DUPLICATE_VIP, new TreeSet<>(Set.of(new ServiceRef("a", "dup"))), "taken"),
-        new Problem(Problem.Kind.DUPLICATE_VIP, new TreeSet<>(Set.of(new ServiceRef("a", "gone"))), "not attached")));
+        new Problem(Problem.Kind.DUPLICATE_VIP, new TreeSet<>(Set.of(new ServiceRef("a", "gone"))),
+            "not attached")));
     assertThat(after.troubled()).containsExactly("a/dup");
     assertThat(after.notes()).extracting(GroupReport.Note::reason, GroupReport.Note::warning)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("NoVIPYet", false),
