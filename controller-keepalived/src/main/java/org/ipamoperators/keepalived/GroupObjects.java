@@ -73,13 +73,38 @@ final class GroupObjects {
   static DaemonSet daemonSet(KeepalivedGroup g, KeepalivedSettings settings, Integer metricsPort) {
     KeepalivedGroupSpec spec = g.getSpec();
     String name = g.getMetadata().getName();
+    List<Container> containers = containers(spec, settings, metricsPort);
+    Map<String, String> podAnnotations = spec.daemonsetPodAnnotations() == null ? Map.of()
+        : new TreeMap<>(spec.daemonsetPodAnnotations());
+    Map<String, String> nodeSelector = spec.nodeSelector() == null ? Map.of() : new TreeMap<>(spec.nodeSelector());
+    return new DaemonSetBuilder().withNewMetadata().withName(name).withNamespace(g.getMetadata().getNamespace())
+        .withLabels(labels(g)).withOwnerReferences(owner(g)).endMetadata()
+        .withNewSpec()
+        .withNewSelector().withMatchLabels(labels(g)).endSelector()
+        .withNewTemplate()
+        .withNewMetadata().withLabels(labels(g)).withAnnotations(podAnnotations.isEmpty() ? null : podAnnotations)
+        .endMetadata()
+        .withNewSpec()
+        .withHostNetwork(true).withDnsPolicy("ClusterFirstWithHostNet").withShareProcessNamespace(true)
+        .withAutomountServiceAccountToken(false).withEnableServiceLinks(false)
+        .withTerminationGracePeriodSeconds(5L)
+        .withPriorityClassName(spec.daemonsetPodPriorityClassName())
+        .withNodeSelector(nodeSelector.isEmpty() ? null : nodeSelector)
+        .addNewToleration().withOperator("Exists").endToleration()
+        .withInitContainers(containers.get(0)).withContainers(containers.subList(1, 3))
+        .addNewVolume().withName("nodes").withNewConfigMap().withName(name).endConfigMap().endVolume()
+        .addNewVolume().withName("config").withNewEmptyDir().endEmptyDir().endVolume()
+        .addNewVolume().withName("pid").withNewEmptyDir().withMedium("Memory").endEmptyDir().endVolume()
+        .endSpec()
+        .endTemplate()
+        .endSpec().build();
+  }
+
+  /** The init container config-setup, then keepalived and config-reloader. */
+  private static List<Container> containers(KeepalivedGroupSpec spec, KeepalivedSettings settings,
+      Integer metricsPort) {
     String image = spec.image() == null || spec.image().isBlank() ? settings.keepalivedImage() : spec.image().trim();
-    List<String> reloaderArgs = new ArrayList<>(List.of("keepalived-reloader",
-        "--source=" + CONFIG_SOURCE_DIR + "/$(NODE_NAME)", "--target=" + CONFIG_FILE));
-    if (spec.interfaceFromIP() != null) {
-      reloaderArgs.add("--interface-from-ip=" + spec.interfaceFromIP().trim());
-      reloaderArgs.add("--interface-placeholder=" + GroupSpecs.INTERFACE_PLACEHOLDER);
-    }
+    List<String> reloaderArgs = reloaderArgs(spec);
     List<String> setupArgs = new ArrayList<>(reloaderArgs);
     setupArgs.add("--once");
     List<String> watchArgs = new ArrayList<>(reloaderArgs);
@@ -117,32 +142,18 @@ final class GroupObjects {
     if (metricsPort != null) {
       reloaderBuilder.addNewPort().withName("metrics").withContainerPort(metricsPort).withProtocol("TCP").endPort();
     }
-    Container reloader = reloaderBuilder.build();
+    return List.of(setup, keepalived, reloaderBuilder.build());
+  }
 
-    Map<String, String> podAnnotations = spec.daemonsetPodAnnotations() == null ? Map.of()
-        : new TreeMap<>(spec.daemonsetPodAnnotations());
-    Map<String, String> nodeSelector = spec.nodeSelector() == null ? Map.of() : new TreeMap<>(spec.nodeSelector());
-    return new DaemonSetBuilder().withNewMetadata().withName(name).withNamespace(g.getMetadata().getNamespace())
-        .withLabels(labels(g)).withOwnerReferences(owner(g)).endMetadata()
-        .withNewSpec()
-        .withNewSelector().withMatchLabels(labels(g)).endSelector()
-        .withNewTemplate()
-        .withNewMetadata().withLabels(labels(g)).withAnnotations(podAnnotations.isEmpty() ? null : podAnnotations)
-        .endMetadata()
-        .withNewSpec()
-        .withHostNetwork(true).withDnsPolicy("ClusterFirstWithHostNet").withShareProcessNamespace(true)
-        .withAutomountServiceAccountToken(false).withEnableServiceLinks(false)
-        .withTerminationGracePeriodSeconds(5L)
-        .withPriorityClassName(spec.daemonsetPodPriorityClassName())
-        .withNodeSelector(nodeSelector.isEmpty() ? null : nodeSelector)
-        .addNewToleration().withOperator("Exists").endToleration()
-        .withInitContainers(setup).withContainers(keepalived, reloader)
-        .addNewVolume().withName("nodes").withNewConfigMap().withName(name).endConfigMap().endVolume()
-        .addNewVolume().withName("config").withNewEmptyDir().endEmptyDir().endVolume()
-        .addNewVolume().withName("pid").withNewEmptyDir().withMedium("Memory").endEmptyDir().endVolume()
-        .endSpec()
-        .endTemplate()
-        .endSpec().build();
+  /** What config-setup and config-reloader share: where the node's configuration comes from and goes. */
+  private static List<String> reloaderArgs(KeepalivedGroupSpec spec) {
+    List<String> reloaderArgs = new ArrayList<>(List.of("keepalived-reloader",
+        "--source=" + CONFIG_SOURCE_DIR + "/$(NODE_NAME)", "--target=" + CONFIG_FILE));
+    if (spec.interfaceFromIP() != null) {
+      reloaderArgs.add("--interface-from-ip=" + spec.interfaceFromIP().trim());
+      reloaderArgs.add("--interface-placeholder=" + GroupSpecs.INTERFACE_PLACEHOLDER);
+    }
+    return reloaderArgs;
   }
 
   static GenericKubernetesResource podMonitor(KeepalivedGroup g) {

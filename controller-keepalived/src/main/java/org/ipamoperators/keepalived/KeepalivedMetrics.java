@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,10 +15,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * written. A deleted group's series are removed.
  */
 final class KeepalivedMetrics {
-  static final String[] GAUGES = {
+  static final List<String> GAUGES = List.of(
       "keepalived_group_router_ids", "keepalived_group_instances_without_router_id", "keepalived_group_instances",
       "keepalived_group_vips", "keepalived_group_services", "keepalived_group_services_with_problems",
-      "keepalived_group_nodes"};
+      "keepalived_group_nodes");
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
@@ -28,8 +29,8 @@ final class KeepalivedMetrics {
 
   /** Numbers of one group in the order of {@link #GAUGES}. */
   void set(String namespace, String name, long... numbers) {
-    for (int i = 0; i < GAUGES.length; i++) {
-      String gauge = GAUGES[i];
+    for (int i = 0; i < GAUGES.size(); i++) {
+      String gauge = GAUGES.get(i);
       AtomicLong holder = values.computeIfAbsent(namespace + "/" + name + "/" + gauge, k -> {
         AtomicLong h = new AtomicLong();
         Gauge.builder(gauge, h, AtomicLong::get).tags(tags(namespace, name)).register(registry);

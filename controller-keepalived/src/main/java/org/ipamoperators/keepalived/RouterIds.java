@@ -70,62 +70,87 @@ final class RouterIds {
       }
     }
     List<IDClaim> all = ledger.claimsOf(space);
-    SortedMap<String, Integer> ids = new TreeMap<>();
-    List<String> moved = new ArrayList<>();
-    Set<Integer> taken = new HashSet<>();
-    boolean retiring = false;
-    int heldByNamespace = 0; // by the other groups of the owner's namespace
+    Held held = keepHeld(owner, space, wanted, blacklist, all);
+    return claimNew(owner, space, wanted, blacklist, recorded, namespaceQuota, all, held);
+  }
+
+  /** What the owner holds after its claims of the space are kept, retired or released, and what others hold. */
+  private static final class Held {
+    final SortedMap<String, Integer> ids = new TreeMap<>();
+    final List<String> moved = new ArrayList<>();
+    final Set<Integer> taken = new HashSet<>();
+    boolean retiring;
+    int heldByNamespace; // by the other groups of the owner's namespace
+  }
+
+  /**
+   * Keeps the owner's claims of keys still wanted, takes back retired ones of keys wanted again, retires those of
+   * keys gone (or releases them without grace, or once the grace has passed) and releases blacklisted ones.
+   */
+  private Held keepHeld(ClaimOwner owner, IdSpace space, SortedSet<String> wanted, Set<Integer> blacklist,
+      List<IDClaim> all) {
+    Held h = new Held();
     for (IDClaim c : all) {
       int id = c.getSpec().id();
       if (!owner.sameAs(c.getSpec().owner())) {
-        taken.add(id);
+        h.taken.add(id);
         if (c.getSpec().owner() != null && Objects.equals(owner.namespace(), c.getSpec().owner().namespace())) {
-          heldByNamespace++;
+          h.heldByNamespace++;
         }
         continue;
       }
       String key = c.getSpec().purpose();
       java.util.Optional<java.time.Instant> retired = ClusterIdLedger.retiredAt(c);
       if (retired.isPresent()) {
-        if (wanted.contains(key) && !ids.containsKey(key) && !blacklist.contains(id)
+        if (wanted.contains(key) && !h.ids.containsKey(key) && !blacklist.contains(id)
             && ledger.retire(space, id, owner, null)) {
-          ids.put(key, id); // back within the grace: same id
-          taken.add(id);
+          h.ids.put(key, id); // back within the grace: same id
+          h.taken.add(id);
         } else if (!retired.get().plus(grace).isAfter(clock.instant())) {
           ledger.release(space, id, owner);
         } else {
-          taken.add(id);
-          retiring = true;
+          h.taken.add(id);
+          h.retiring = true;
         }
         continue;
       }
       if (!wanted.contains(key) && !grace.isZero()) {
         ledger.retire(space, id, owner, clock.instant());
-        taken.add(id);
-        retiring = true;
-      } else if (!wanted.contains(key) || ids.containsKey(key)) {
+        h.taken.add(id);
+        h.retiring = true;
+      } else if (!wanted.contains(key) || h.ids.containsKey(key)) {
         // Gone, or a second id for one key (two replicas raced for it): only one is kept.
         ledger.release(space, id, owner);
       } else if (blacklist.contains(id)) {
         ledger.release(space, id, owner);
-        moved.add(key);
+        h.moved.add(key);
       } else {
-        ids.put(key, id);
-        taken.add(id);
+        h.ids.put(key, id);
+        h.taken.add(id);
       }
     }
+    return h;
+  }
+
+  /**
+   * Claims an id for every wanted key without one: the id the status recorded for it when free, else the lowest
+   * free one, within the namespace's quota.
+   */
+  private Result claimNew(ClaimOwner owner, IdSpace space, SortedSet<String> wanted, Set<Integer> blacklist,
+      Map<String, Integer> recorded, int namespaceQuota, List<IDClaim> all, Held held) {
+    SortedMap<String, Integer> ids = held.ids;
     SortedSet<String> exhausted = new TreeSet<>();
     Set<Integer> skip = new HashSet<>(blacklist);
-    skip.addAll(taken);
+    skip.addAll(held.taken);
     // Ours counts too: held, retiring (in taken, not in ids) and every new one.
     long ownHeld = all.stream().filter(c -> owner.sameAs(c.getSpec().owner())
-        && (ids.containsValue(c.getSpec().id()) || taken.contains(c.getSpec().id()))).count();
+        && (ids.containsValue(c.getSpec().id()) || held.taken.contains(c.getSpec().id()))).count();
     boolean quotaReached = false;
     for (String key : wanted) {
       if (ids.containsKey(key)) {
         continue;
       }
-      if (namespaceQuota > 0 && heldByNamespace + ownHeld >= namespaceQuota) {
+      if (namespaceQuota > 0 && held.heldByNamespace + ownHeld >= namespaceQuota) {
         exhausted.add(key);
         quotaReached = true;
         continue;
@@ -154,7 +179,7 @@ final class RouterIds {
         }
       }
     }
-    return new Result(ids, exhausted, moved, retiring, quotaReached);
+    return new Result(ids, exhausted, held.moved, held.retiring, quotaReached);
   }
 
   /**

@@ -96,40 +96,52 @@ public final class InstancePlanner {
           ? Optional.of(new HealthCheck(ref, service.healthCheckPort().getAsInt()))
           : Optional.empty();
       boolean dedicated = settings.sharedInstances() == 0 || !verbatim.accepted().isEmpty() || check.isPresent();
-
-      List<Ip> ordered = List.copyOf(vips);
-      for (int i = 0; i < ordered.size(); i++) {
-        Ip vip = ordered.get(i);
-        String key;
-        Optional<String> owner;
-        if (dedicated) {
-          key = service.spread() ? ref.key() + "/" + vip : ref.key();
-          owner = service.spread() && !nodeNames.isEmpty()
-              ? Optional.of(nodeNames.get(Math.floorMod(hash(ref.key()) + i, nodeNames.size())))
-              : Optional.empty();
-        } else {
-          int bucket = (int) Math.floorMod(hash(service.spread() ? ref.key() + "/" + vip : ref.key()),
-              (long) settings.sharedInstances());
-          key = sharedKey(bucket);
-          owner = nodeNames.isEmpty() ? Optional.empty() : Optional.of(nodeNames.get(bucket % nodeNames.size()));
-        }
-        Builder builder = instances.computeIfAbsent(key + "|" + vip.family(), k -> new Builder());
-        builder.key = key;
-        builder.family = vip.family();
-        builder.owner = owner;
-        builder.vips.add(vip);
-        builder.services.add(ref);
-        if (dedicated) {
-          builder.verbatim.putAll(verbatim.accepted());
-          check.ifPresent(builder.healthChecks::add);
-        }
-      }
+      place(settings, service, vips, dedicated ? Optional.of(verbatim) : Optional.empty(), check, nodeNames,
+          instances);
     }
     List<PlannedInstance> planned = instances.values().stream()
         .map(b -> new PlannedInstance(b.key, b.family, b.vips, b.owner, b.verbatim, b.healthChecks, b.services))
         .sorted(Comparator.comparing(PlannedInstance::key).thenComparing(PlannedInstance::family))
         .toList();
     return new InstancePlan(settings, sortedNodes, planned, problems);
+  }
+
+  /**
+   * Puts the VIPs of one service into their instances: its own (one per VIP when spread) when it is
+   * {@code dedicated} (it has verbatim lines or a health check, or the group shares no instances), else a shared
+   * instance picked by hash. Each instance is owned by a node when its VIPs are spread.
+   */
+  private static void place(GroupSettings settings, ServiceVips service, SortedSet<Ip> vips,
+      Optional<Verbatim.Checked> dedicated, Optional<HealthCheck> check, List<String> nodeNames,
+      Map<String, Builder> instances) {
+    ServiceRef ref = service.service();
+    List<Ip> ordered = List.copyOf(vips);
+    for (int i = 0; i < ordered.size(); i++) {
+      Ip vip = ordered.get(i);
+      String key;
+      Optional<String> owner;
+      if (dedicated.isPresent()) {
+        key = service.spread() ? ref.key() + "/" + vip : ref.key();
+        owner = service.spread() && !nodeNames.isEmpty()
+            ? Optional.of(nodeNames.get(Math.floorMod(hash(ref.key()) + i, nodeNames.size())))
+            : Optional.empty();
+      } else {
+        int bucket = (int) Math.floorMod(hash(service.spread() ? ref.key() + "/" + vip : ref.key()),
+            (long) settings.sharedInstances());
+        key = sharedKey(bucket);
+        owner = nodeNames.isEmpty() ? Optional.empty() : Optional.of(nodeNames.get(bucket % nodeNames.size()));
+      }
+      Builder builder = instances.computeIfAbsent(key + "|" + vip.family(), k -> new Builder());
+      builder.key = key;
+      builder.family = vip.family();
+      builder.owner = owner;
+      builder.vips.add(vip);
+      builder.services.add(ref);
+      if (dedicated.isPresent()) {
+        builder.verbatim.putAll(dedicated.get().accepted());
+        check.ifPresent(builder.healthChecks::add);
+      }
+    }
   }
 
   /** The key of shared instance {@code index}: {@code shared:<index>} (a colon is in no namespace, so no clash). */

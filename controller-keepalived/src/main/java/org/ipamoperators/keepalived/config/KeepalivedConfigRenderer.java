@@ -187,24 +187,11 @@ public final class KeepalivedConfigRenderer {
     IpFamily family = instance.family();
     int version = vrrpVersion(settings, family);
 
-    Optional<Ip> source = Optional.empty();
-    SortedSet<Ip> peers = new TreeSet<>();
-    if (settings.unicast()) {
-      source = self.address(family);
-      for (KeepalivedNode node : model.nodes()) {
-        if (!node.name().equals(self.name())) {
-          node.address(family).ifPresent(peers::add);
-        }
-      }
-      if (source.isEmpty()) {
-        notices.add(new Notice(instance.name(), "left out: unicast needs an " + family.kubernetesName()
-            + " address on node " + self.name()));
-        return Optional.empty();
-      }
-      if (peers.isEmpty()) {
-        // keepalived falls back to multicast on an empty peer list; a lone node sends to itself instead.
-        peers.add(source.get());
-      }
+    Optional<Ip> source = settings.unicast() ? self.address(family) : Optional.empty();
+    if (settings.unicast() && source.isEmpty()) {
+      notices.add(new Notice(instance.name(), "left out: unicast needs an " + family.kubernetesName()
+          + " address on node " + self.name()));
+      return Optional.empty();
     }
 
     StringBuilder b = new StringBuilder("vrrp_instance ").append(instance.name()).append(" {\n");
@@ -222,7 +209,7 @@ public final class KeepalivedConfigRenderer {
     if (source.isPresent()) {
       line(b, 1, "unicast_src_ip " + source.get());
       line(b, 1, "unicast_peer {");
-      peers.forEach(peer -> line(b, 2, peer.toString()));
+      unicastPeers(model, self, family, source.get()).forEach(peer -> line(b, 2, peer.toString()));
       line(b, 1, "}");
     }
     if (version == 2 && settings.password().isPresent()) {
@@ -237,8 +224,32 @@ public final class KeepalivedConfigRenderer {
       instance.healthChecks().forEach(check -> line(b, 2, check.scriptName()));
       line(b, 1, "}");
     }
-    List<Ip> vips = List.copyOf(instance.vips());
-    int advertised = Math.min(vips.size(), settings.maxAdvertisedVips());
+    vipBlocks(b, List.copyOf(instance.vips()), settings.maxAdvertisedVips());
+    for (Map.Entry<String, String> entry : instance.verbatim().entrySet()) {
+      line(b, 1, verbatimLine(entry));
+    }
+    return Optional.of(b.append("}\n").toString());
+  }
+
+  /** The other nodes' addresses of the family; a lone node sends to itself. */
+  private static SortedSet<Ip> unicastPeers(KeepalivedGroupModel model, KeepalivedNode self, IpFamily family,
+      Ip source) {
+    SortedSet<Ip> peers = new TreeSet<>();
+    for (KeepalivedNode node : model.nodes()) {
+      if (!node.name().equals(self.name())) {
+        node.address(family).ifPresent(peers::add);
+      }
+    }
+    if (peers.isEmpty()) {
+      // keepalived falls back to multicast on an empty peer list.
+      peers.add(source);
+    }
+    return peers;
+  }
+
+  /** The first {@code advertised} VIPs in the advertisement, the others beside it (still added, not advertised). */
+  private static void vipBlocks(StringBuilder b, List<Ip> vips, int maxAdvertised) {
+    int advertised = Math.min(vips.size(), maxAdvertised);
     line(b, 1, "virtual_ipaddress {");
     vips.subList(0, advertised).forEach(vip -> line(b, 2, vip.toString()));
     line(b, 1, "}");
@@ -247,10 +258,6 @@ public final class KeepalivedConfigRenderer {
       vips.subList(advertised, vips.size()).forEach(vip -> line(b, 2, vip.toString()));
       line(b, 1, "}");
     }
-    for (Map.Entry<String, String> entry : instance.verbatim().entrySet()) {
-      line(b, 1, verbatimLine(entry));
-    }
-    return Optional.of(b.append("}\n").toString());
   }
 
   /**
