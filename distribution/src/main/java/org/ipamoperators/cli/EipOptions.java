@@ -56,19 +56,21 @@ final class EipOptions {
           + " EIP_FAILOVER_RECOVERY; default: ${DEFAULT-VALUE})")
   String failoverRecovery;
 
-  /** Option name of each setting, by its variable. */
-  private static final Map<String, String> OPTIONS = new LinkedHashMap<>();
+  /** Option name of each setting, by its variable (in the order of the help). */
+  private static final Map<String, String> OPTIONS = optionNames();
 
-  static {
-    OPTIONS.put(EipSettings.CLUSTER_NAME, "--eip-cluster-name");
-    OPTIONS.put(EipSettings.NAMESPACE, "--eip-namespace");
-    OPTIONS.put(EipSettings.DEFAULT_TAGS, "--eip-default-tags");
-    OPTIONS.put(EipSettings.AWS_REGION, "--eip-aws-region");
-    OPTIONS.put(EipSettings.AWS_ENDPOINT_URL, "--eip-aws-endpoint");
-    OPTIONS.put(EipSettings.RESYNC_INTERVAL, "--eip-resync-interval");
-    OPTIONS.put(EipSettings.ORPHAN_SWEEP_INTERVAL, "--eip-orphan-sweep-interval");
-    OPTIONS.put(EipSettings.FAILOVER_GRACE, "--eip-failover-grace");
-    OPTIONS.put(EipSettings.FAILOVER_RECOVERY, "--eip-failover-recovery");
+  private static Map<String, String> optionNames() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put(EipSettings.CLUSTER_NAME, "--eip-cluster-name");
+    m.put(EipSettings.NAMESPACE, "--eip-namespace");
+    m.put(EipSettings.DEFAULT_TAGS, "--eip-default-tags");
+    m.put(EipSettings.AWS_REGION, "--eip-aws-region");
+    m.put(EipSettings.AWS_ENDPOINT_URL, "--eip-aws-endpoint");
+    m.put(EipSettings.RESYNC_INTERVAL, "--eip-resync-interval");
+    m.put(EipSettings.ORPHAN_SWEEP_INTERVAL, "--eip-orphan-sweep-interval");
+    m.put(EipSettings.FAILOVER_GRACE, "--eip-failover-grace");
+    m.put(EipSettings.FAILOVER_RECOVERY, "--eip-failover-recovery");
+    return java.util.Collections.unmodifiableMap(m);
   }
 
   /** The settings; a missing or bad one throws with its option and variable named. */

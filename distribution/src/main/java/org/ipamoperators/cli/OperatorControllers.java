@@ -65,37 +65,40 @@ final class OperatorControllers {
   static final RequiredCrd EIPS = new RequiredCrd("eips.materialize.cloud",
       "META-INF/fabric8/eips.materialize.cloud-v1.yml", Eip.class);
 
-  private static final Map<String, Controller> KNOWN = new LinkedHashMap<>();
+  /** The controllers by name, in the order of the help; fixed when the class loads. */
+  private static final Map<String, Controller> KNOWN = known();
 
-  static {
-    add(new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
+  private static Map<String, Controller> known() {
+    Map<String, Controller> known = new LinkedHashMap<>();
+    add(known, new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
         List.of(IPCLAIMS, IPBLOCKS, EGRESSIPAMS),
         (op, client, registry, settings) -> {
           EgressIPControllers.register(op, client, registry);
           return NOTHING_ON_LEADING;
         }));
-    add(new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
+    add(known, new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
         List.of(IPCLAIMS, IPGROUPS),
         (op, client, registry, settings) -> VipControllers.register(op, client, registry)));
-    add(new Controller("keepalived", "KeepalivedGroup: keepalived DaemonSets that announce Service VIPs over VRRP",
+    add(known, new Controller("keepalived", "KeepalivedGroup: keepalived DaemonSets that announce Service VIPs over VRRP",
         List.of(IDCLAIMS, KEEPALIVEDGROUPS),
         (op, client, registry, settings) -> {
           KeepalivedControllers.register(op, client, registry, settings.keepalived());
           return NOTHING_ON_LEADING;
         }));
-    add(new Controller("eip", "Eip: AWS Elastic IPs for pods and nodes (k8s-eip-operator's API)",
+    add(known, new Controller("eip", "Eip: AWS Elastic IPs for pods and nodes (k8s-eip-operator's API)",
         List.of(IPCLAIMS, EIPS),
         (op, client, registry, settings) -> {
           EipControllers.register(op, client, registry, settings.eip());
           return NOTHING_ON_LEADING;
         }));
+    return java.util.Collections.unmodifiableMap(known);
   }
 
   private OperatorControllers() {
   }
 
-  private static void add(Controller c) {
-    KNOWN.put(c.name(), c);
+  private static void add(Map<String, Controller> known, Controller c) {
+    known.put(c.name(), c);
   }
 
   static List<String> names() {
