@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "ipam", mixinStandardHelpOptions = true, versionProvider = IpamVersion.class,
     description = "IP address management for Kubernetes and OpenShift clusters.",
     subcommands = {PlanCommand.class, DemoCommand.class, OperatorCommand.class, AuditCommand.class,
-        KeepalivedReloaderCommand.class,
+        KeepalivedReloaderCommand.class, CompletionCommand.class,
         CommandLine.HelpCommand.class})
 public final class IpamCommand implements Runnable {
   @CommandLine.Spec

@@ -21,14 +21,18 @@ import java.util.regex.Pattern;
  * enabled and monitoring on, each template's output in a file named after the template.
  *
  * <p>A build step, not a test: the build runs it after the test classes are compiled (it lives with the
- * tests; helm-java is in {@code ipam.jar} for {@code ipam demo --node}, never in an image). It also packages the
- * chart as {@code target/helm/ipam-operators-<version>.tgz} and writes the OLM bundle from the chart
- * with every controller enabled ({@link OlmBundle}).
+ * tests; helm-java is in {@code ipam.jar} for {@code ipam demo --node}, never in an image). The ClusterRoles
+ * aggregated into view, edit and admin go to {@code target/kubernetes/aggregated-clusterroles.yaml}. It also
+ * packages the chart as {@code target/helm/ipam-operators-<version>.tgz} and writes the OLM bundle from the
+ * chart with every controller enabled ({@link OlmBundle}).
  */
 public final class ChartManifests {
   static final String RELEASE = "ipam";
   /** The oldest Kubernetes the chart supports (Chart.yaml kubeVersion): CEL rules in CRDs are GA from 1.29. */
   static final String MIN_KUBE_VERSION = "1.29.0";
+  /** The plain manifests' file of the aggregated ClusterRoles, and the chart's template of them. */
+  static final String AGGREGATED_ROLES = "aggregated-clusterroles.yaml";
+  static final String AGGREGATED_ROLES_TEMPLATE = "rbac-aggregated.yaml";
   private static final Pattern SOURCE = Pattern.compile("^# Source: [^/]+/templates/(.+)$", Pattern.MULTILINE);
 
   private ChartManifests() {
@@ -52,15 +56,33 @@ public final class ChartManifests {
       }
       Files.copy(namespace, dir.resolve("namespace.yaml"), StandardCopyOption.REPLACE_EXISTING);
     }
+    Files.writeString(out.resolve(AGGREGATED_ROLES), aggregatedRoles(chart));
     new Helm(chart).packageIt().withDestination(chart.getParent()).call();
-    OlmBundle.write(Path.of(args[3]), chart.resolve("crds"), objects(renderAll(chart)), chartVersion(chart),
+    OlmBundle.write(Path.of(args[3]), chart.resolve("crds"), objects(renderAll(chart)), chartMeta(chart),
         Path.of(args[4]));
   }
 
-  /** Every controller enabled, no monitoring objects (OLM installs no PodMonitor). */
-  static String renderAll(Path chart) {
+  /**
+   * The ClusterRoles aggregated into view, edit and admin: they cover every controller's CRDs, so the plain
+   * manifests hold them once, beside the controllers' directories, and no controller's directory does.
+   */
+  static String aggregatedRoles(Path chart) {
     TemplateCommand template = new Helm(chart).template().withName(RELEASE).withNamespace(Manifests.NAMESPACE)
         .withKubeVersion(MIN_KUBE_VERSION).skipCrds();
+    String roles = split(template.call()).get(AGGREGATED_ROLES_TEMPLATE);
+    if (roles == null) {
+      throw new IllegalStateException("the chart renders no " + AGGREGATED_ROLES_TEMPLATE);
+    }
+    return roles;
+  }
+
+  /**
+   * Every controller enabled, no monitoring objects (OLM installs no PodMonitor) and no aggregated ClusterRoles
+   * (OLM makes its own for the CRDs a CSV owns).
+   */
+  static String renderAll(Path chart) {
+    TemplateCommand template = new Helm(chart).template().withName(RELEASE).withNamespace(Manifests.NAMESPACE)
+        .withKubeVersion(MIN_KUBE_VERSION).skipCrds().set("rbac.aggregatedRoles", false);
     OperatorControllers.names().forEach(c -> template.set("controllers." + c + ".enabled", true));
     return template.call();
   }
@@ -80,15 +102,20 @@ public final class ChartManifests {
   }
 
   static String chartVersion(Path chart) throws IOException {
-    Map<?, ?> meta = new KubernetesSerialization().unmarshal(Files.readString(chart.resolve("Chart.yaml")), Map.class);
-    return meta.get("version").toString();
+    return chartMeta(chart).get("version").toString();
+  }
+
+  /** The chart's Chart.yaml. */
+  static Map<?, ?> chartMeta(Path chart) throws IOException {
+    return new KubernetesSerialization().unmarshal(Files.readString(chart.resolve("Chart.yaml")), Map.class);
   }
 
   /** The chart's objects for one controller, in the namespace {@code ipam-operators}, by file name. */
   static Map<String, String> render(Path chart, String controller) {
     TemplateCommand template = new Helm(chart).template().withName(RELEASE).withNamespace(Manifests.NAMESPACE)
         .withKubeVersion(MIN_KUBE_VERSION)
-        .skipCrds().set("monitoring.podMonitor", true).set("monitoring.prometheusRule", true);
+        .skipCrds().set("monitoring.podMonitor", true).set("monitoring.prometheusRule", true)
+        .set("rbac.aggregatedRoles", false);
     for (String c : OperatorControllers.names()) {
       template.set("controllers." + c + ".enabled", c.equals(controller));
     }

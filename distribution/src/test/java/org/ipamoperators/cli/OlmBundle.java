@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
@@ -21,18 +22,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
  * Writes the OLM bundle ({@code registry+v1}) from the hand-written part of the
  * ClusterServiceVersion ({@code src/main/olm/csv.yaml}), the examples, the generated CRDs and the
  * chart's objects with every controller enabled: the install strategy holds exactly the chart's
- * Deployments and RBAC, so OLM and Helm users run the same thing. Same inputs, same bytes.
+ * Deployments and RBAC, so OLM and Helm users run the same thing; {@code relatedImages} lists every image
+ * those Deployments use and the icon is the chart's. Same inputs, same bytes.
  */
 final class OlmBundle {
   static final String PACKAGE = "ipam-operators";
   static final String CHANNEL = "alpha";
 
+  private static final Pattern DATA_URI = Pattern.compile("^data:([^;,]+);base64,(.+)$");
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
       .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
@@ -46,10 +51,13 @@ final class OlmBundle {
    * @param olmSources {@code src/main/olm}: {@code csv.yaml} and {@code examples/}
    * @param crds the chart's {@code crds/}
    * @param chartObjects the chart's objects, every controller enabled
+   * @param chartMeta the chart's Chart.yaml: its version, and its icon (a data: URI) as the CSV's
    * @param out the bundle directory (written: {@code manifests/}, {@code metadata/}, {@code bundle.Dockerfile})
    */
-  static void write(Path olmSources, Path crds, List<HasMetadata> chartObjects, String version, Path out)
+  @SuppressWarnings("unchecked")
+  static void write(Path olmSources, Path crds, List<HasMetadata> chartObjects, Map<?, ?> chartMeta, Path out)
       throws IOException {
+    String version = chartMeta.get("version").toString();
     Path manifests = out.resolve("manifests");
     Files.createDirectories(manifests);
     Files.createDirectories(out.resolve("metadata"));
@@ -59,6 +67,7 @@ final class OlmBundle {
       Files.copy(f, manifests.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
     }
     Map<String, Object> csv = csv(olmSources, definitions, chartObjects, version);
+    ((Map<String, Object>) csv.get("spec")).put("icon", List.of(icon(chartMeta.get("icon").toString())));
     Files.writeString(manifests.resolve(PACKAGE + ".clusterserviceversion.yaml"), YAML.writeValueAsString(csv));
     Files.writeString(out.resolve("metadata").resolve("annotations.yaml"),
         YAML.writeValueAsString(Map.of("annotations", annotations())));
@@ -113,11 +122,54 @@ final class OlmBundle {
       throw new IllegalStateException("src/main/olm/csv.yaml describes CRDs the controllers do not define");
     }
 
+    spec.put("relatedImages", relatedImages(deployments));
+
     Map<String, Object> install = new LinkedHashMap<>();
     install.put("strategy", "deployment");
     install.put("spec", installSpec(chartObjects, deployments));
     spec.put("install", install);
     return csv;
+  }
+
+  /**
+   * Every image the Deployments run or hand on (an {@code *_IMAGE} variable: the keepalived DaemonSets' images),
+   * once each, named after its repository's last part: what a disconnected install mirrors.
+   */
+  static List<Map<String, String>> relatedImages(List<Deployment> deployments) {
+    Map<String, String> byImage = new LinkedHashMap<>();
+    for (Deployment d : deployments) {
+      var pod = d.getSpec().getTemplate().getSpec();
+      List<Container> containers = new ArrayList<>(pod.getContainers());
+      containers.addAll(pod.getInitContainers());
+      for (var c : containers) {
+        byImage.putIfAbsent(c.getImage(), imageName(c.getImage()));
+        c.getEnv().stream().filter(e -> e.getName().endsWith("_IMAGE") && e.getValue() != null)
+            .forEach(e -> byImage.putIfAbsent(e.getValue(), imageName(e.getValue())));
+      }
+    }
+    List<Map<String, String>> out = new ArrayList<>();
+    byImage.forEach((image, name) -> out.add(Map.of("name", name, "image", image)));
+    return out;
+  }
+
+  /** {@code ipam-operators/egressip:1.0} is named {@code egressip}. */
+  private static String imageName(String image) {
+    String withoutDigest = image.split("@", 2)[0];
+    String path = withoutDigest.substring(withoutDigest.lastIndexOf('/') + 1);
+    int tag = path.indexOf(':');
+    return tag < 0 ? path : path.substring(0, tag);
+  }
+
+  /** The CSV's icon from a {@code data:<media type>;base64,<data>} URI. */
+  static Map<String, String> icon(String dataUri) {
+    Matcher m = DATA_URI.matcher(dataUri);
+    if (!m.matches()) {
+      throw new IllegalStateException("Chart.yaml's icon is not a base64 data: URI");
+    }
+    Map<String, String> icon = new LinkedHashMap<>();
+    icon.put("base64data", m.group(2));
+    icon.put("mediatype", m.group(1));
+    return icon;
   }
 
   /** The chart's Deployments and, per ServiceAccount, its ClusterRole and Role rules. */
