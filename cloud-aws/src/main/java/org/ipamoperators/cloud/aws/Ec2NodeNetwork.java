@@ -46,9 +46,8 @@ import software.amazon.awssdk.services.ec2.model.Tag;
  * <p>Ownership: the addresses this operator attached to an ENI are listed in tags on it,
  * {@value #OWNED_TAGS_PREFIX}{@code <n>}, each value a space-separated list of addresses of at most
  * 256 characters (16 IPv4 or 6 IPv6 addresses per tag), so a dense ENI (49 IPv4 secondaries and
- * IPv6 addresses) needs a handful of tags, far from EC2's 50 tags per resource (review M10); the
- * earlier one-tag-per-address form ({@value #OWNED_TAG_PREFIX}{@code <address>}) is still read and
- * replaced at the next write. Those tags are the cloud-side ledger: only listed addresses are ever
+ * IPv6 addresses) needs a handful of tags, far from EC2's 50 tags per resource; the one-tag-per-address
+ * form ({@value #OWNED_TAG_PREFIX}{@code <address>}) is read as well and replaced at the next write. Those tags are the cloud-side ledger: only listed addresses are ever
  * unassigned or moved away, so secondary addresses of other tools are never touched. An address
  * is listed before it is assigned, so a crash in between leaves a listed address that is not there
  * (ignored) rather than an address nobody owns.
@@ -63,7 +62,7 @@ import software.amazon.awssdk.services.ec2.model.Tag;
 public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   public static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
   public static final String BETA_INSTANCE_TYPE_LABEL = "beta.kubernetes.io/instance-type";
-  /** Tag key prefix of the earlier form, one tag per address (read, and replaced when written). */
+  /** Tag key prefix of the one-tag-per-address form (read, and replaced by packed tags when written). */
   public static final String OWNED_TAG_PREFIX = "ipam.ipamoperators.org/egress-ip/";
   /** Tag key prefix on an ENI: tags {@code <prefix>0, 1, ...} list the addresses this operator attached. */
   public static final String OWNED_TAGS_PREFIX = "ipam.ipamoperators.org/egress-ips-";
@@ -670,7 +669,7 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
    * Read, change, write of the ENI's ownership list, one ENI at a time in this process, from the
    * tags as EC2 has them now (IPAMs reconciled in parallel may have written since this view was
    * described): one DescribeNetworkInterfaces, one CreateTags with the packed tags (it overwrites
-   * their values), one DeleteTags for keys no longer used (surplus packed tags, tags of the earlier
+   * their values), one DeleteTags for keys not in use (surplus packed tags, tags of the
    * one-per-address form).
    */
   private void changeOwnership(NodeEni eni, List<Ip> ips, boolean add) {
