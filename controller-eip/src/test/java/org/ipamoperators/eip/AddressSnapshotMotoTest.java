@@ -2,10 +2,8 @@ package org.ipamoperators.eip;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -13,6 +11,7 @@ import java.util.Map;
 import org.ipamoperators.cloud.aws.eip.ElasticIp;
 import org.ipamoperators.cloud.aws.eip.ElasticIps;
 import org.ipamoperators.eip.api.EipNames;
+import org.ipamoperators.testsupport.MutableClock;
 import org.ipamoperators.testsupport.moto.MotoServer;
 import org.ipamoperators.testsupport.moto.MotoTest;
 import org.junit.jupiter.api.Test;
@@ -29,24 +28,7 @@ import software.amazon.awssdk.services.ec2.Ec2Client;
 class AddressSnapshotMotoTest {
   private static final Duration AGE = Duration.ofSeconds(30);
   private final List<String> calls = Collections.synchronizedList(new ArrayList<>());
-  private Instant now = Instant.parse("2026-11-27T10:00:00Z");
-
-  private final Clock clock = new Clock() {
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  };
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-11-27T10:00:00Z"));
 
   private ElasticIps counted(MotoServer moto) {
     return new ElasticIps(Ec2Client.builder().endpointOverride(moto.endpoint()).region(MotoServer.REGION)
@@ -97,7 +79,7 @@ class AddressSnapshotMotoTest {
     assertThat(describes() - before).isEqualTo(3);
 
     // Stale after its age: one new call, which shows the change and serves the changed UID again.
-    now = now.plus(AGE);
+    clock.advance(AGE);
     assertThat(snapshot.tagged(uids.get(0))).hasSize(1);
     assertThat(snapshot.tagged(changed)).isEmpty();
     assertThat(snapshot.tagged(fresh)).hasSize(1);

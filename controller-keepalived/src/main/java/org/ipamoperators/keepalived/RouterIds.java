@@ -186,8 +186,7 @@ final class RouterIds {
    * Claims the lowest id of the space not in {@code skip} for {@code key}. Every id tried joins {@code skip}, taken
    * by someone else or now ours, so the keys after this one never try it again: when the read of the space is stale
    * (another group claimed a run of ids since), the cost is one failed create per id taken since the read, not one
-   * per id and key. Two groups reconciling 30 new Services each at once used to send about 1,800 requests this way,
-   * minutes under API faults.
+   * per id and key (two groups claiming 30 ids each at once would otherwise send about 1,800 creates).
    */
   private IdClaimResult claimLowest(IdSpace space, String key, ClaimOwner owner, Set<Integer> skip) {
     for (int id = space.min(); id <= space.max(); id++) {

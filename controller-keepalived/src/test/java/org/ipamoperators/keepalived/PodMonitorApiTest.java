@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.ipamoperators.testsupport.MutableClock;
 import org.junit.jupiter.api.Test;
 
 /** API discovery for PodMonitors runs once per version of their CRD and per refresh, not on every reconcile. */
@@ -18,7 +17,7 @@ class PodMonitorApiTest {
   private static final Duration REFRESH = Duration.ofMinutes(5);
   private final AtomicInteger asked = new AtomicInteger();
   private final AtomicBoolean served = new AtomicBoolean();
-  private final MutableClock clock = new MutableClock();
+  private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final PodMonitorApi api = new PodMonitorApi(() -> {
     asked.incrementAndGet();
     return served.get();
@@ -36,7 +35,7 @@ class PodMonitorApiTest {
       assertThat(api.served(crd("7"))).isTrue();
     }
     assertThat(asked).hasValue(1);
-    clock.now = clock.now.plus(REFRESH);
+    clock.advance(REFRESH);
     assertThat(api.served(crd("7"))).isTrue();
     assertThat(asked).hasValue(2);
   }
@@ -75,24 +74,5 @@ class PodMonitorApiTest {
     assertThat(api.served(Optional.empty())).isFalse();
     assertThat(api.served(Optional.empty())).isFalse();
     assertThat(asked).hasValue(5);
-  }
-
-  private static final class MutableClock extends Clock {
-    Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-    @Override
-    public ZoneOffset getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
   }
 }

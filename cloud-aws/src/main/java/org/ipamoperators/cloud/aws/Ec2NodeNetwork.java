@@ -46,9 +46,8 @@ import software.amazon.awssdk.services.ec2.model.Tag;
  * <p>Ownership: the addresses this operator attached to an ENI are listed in tags on it,
  * {@value #OWNED_TAGS_PREFIX}{@code <n>}, each value a space-separated list of addresses of at most
  * 256 characters (16 IPv4 or 6 IPv6 addresses per tag), so a dense ENI (49 IPv4 secondaries and
- * IPv6 addresses) needs a handful of tags, far from EC2's 50 tags per resource (review M10); the
- * earlier one-tag-per-address form ({@value #OWNED_TAG_PREFIX}{@code <address>}) is still read and
- * replaced at the next write. Those tags are the cloud-side ledger: only listed addresses are ever
+ * IPv6 addresses) needs a handful of tags, far from EC2's 50 tags per resource; the one-tag-per-address
+ * form ({@value #OWNED_TAG_PREFIX}{@code <address>}) is read as well and replaced at the next write. Those tags are the cloud-side ledger: only listed addresses are ever
  * unassigned or moved away, so secondary addresses of other tools are never touched. An address
  * is listed before it is assigned, so a crash in between leaves a listed address that is not there
  * (ignored) rather than an address nobody owns.
@@ -63,7 +62,7 @@ import software.amazon.awssdk.services.ec2.model.Tag;
 public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
   public static final String INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type";
   public static final String BETA_INSTANCE_TYPE_LABEL = "beta.kubernetes.io/instance-type";
-  /** Tag key prefix of the earlier form, one tag per address (read, and replaced when written). */
+  /** Tag key prefix of the one-tag-per-address form (read, and replaced by packed tags when written). */
   public static final String OWNED_TAG_PREFIX = "ipam.ipamoperators.org/egress-ip/";
   /** Tag key prefix on an ENI: tags {@code <prefix>0, 1, ...} list the addresses this operator attached. */
   public static final String OWNED_TAGS_PREFIX = "ipam.ipamoperators.org/egress-ips-";
@@ -374,13 +373,63 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     return eni;
   }
 
+  /** The changes one node's ENI settles in one pass, indexed by address, and their results. */
+  private record Batch(NodeEni eni, Map<Ip, Integer> pending, List<AddressChange> changes,
+      AddressChangeResult[] results) {
+    void applied(Ip ip) {
+      results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip)));
+    }
+
+    void failed(Ip ip, Ec2CallFailed f) {
+      results[pending.get(ip)] = Ec2NodeNetwork.failed(changes.get(pending.get(ip)), f, eni);
+    }
+  }
+
   private void attachOn(String node, List<Integer> idx, List<AddressChange> changes, AddressChangeResult[] results) {
     NodeEni target = describedOrFail(node, idx, changes, results);
     if (target == null) {
       return;
     }
-    // Who holds each address now decides how it is placed: nobody (a plain assign), one of our
-    // tagged ENIs (a move), anyone else (refused: never taken from another tool).
+    Batch batch = new Batch(target, attachPending(target, idx, changes, results), changes, results);
+    if (batch.pending().isEmpty()) {
+      return;
+    }
+    Map<Ip, NetworkInterface> holders;
+    try {
+      holders = holders(target.subnetId(), batch.pending().keySet());
+    } catch (Ec2CallFailed f) {
+      batch.pending().keySet().forEach(ip -> batch.failed(ip, f));
+      return;
+    }
+    Map<Ip, EniPlacement.Holder> byIp = new LinkedHashMap<>();
+    holders.forEach((ip, eni) -> byIp.put(ip, new EniPlacement.Holder(eni.networkInterfaceId(),
+        ownedTags(eni.tagSet()))));
+    EniPlacement placement = EniPlacement.of(target.eniId(), batch.pending().keySet(), byIp);
+    placement.refused().forEach((ip, holder) -> results[batch.pending().get(ip)] = AddressChangeResult.failed(
+        changes.get(batch.pending().get(ip)), "AddressInUse", ip + " is held by " + holder
+        + ", which this operator did not give it to: left alone", false));
+    List<Ip> toTag = placement.toTag();
+    if (toTag.isEmpty()) {
+      return;
+    }
+    try {
+      own(target, toTag);
+    } catch (Ec2CallFailed f) {
+      toTag.forEach(ip -> batch.failed(ip, f));
+      return;
+    }
+    List<Ip> done = assignAll(batch, placement);
+    done.addAll(keepUnansweredAssigns(batch, toTag, done));
+    target.secondaries().addAll(done);
+    releaseMoved(placement.movedFrom(), holders, done);
+  }
+
+  /**
+   * The changes still to make on the target: an address it already owns is applied, an IPv6
+   * address on a subnet with no IPv6 block fails; the rest, by address.
+   */
+  private static Map<Ip, Integer> attachPending(NodeEni target, List<Integer> idx, List<AddressChange> changes,
+      AddressChangeResult[] results) {
     Map<Ip, Integer> pending = new LinkedHashMap<>();
     for (int i : idx) {
       Ip ip = changes.get(i).address();
@@ -393,103 +442,72 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
         pending.put(ip, i);
       }
     }
-    if (pending.isEmpty()) {
-      return;
-    }
-    Map<Ip, NetworkInterface> holders;
-    try {
-      holders = holders(target.subnetId(), pending.keySet());
-    } catch (Ec2CallFailed f) {
-      pending.values().forEach(i -> results[i] = failed(changes.get(i), f, target));
-      return;
-    }
-    List<Ip> assign = new ArrayList<>();
-    List<Ip> reassign = new ArrayList<>();
-    List<Ip> assignV6 = new ArrayList<>();
-    Map<String, List<Ip>> v6From = new LinkedHashMap<>();
-    Map<String, List<Ip>> movedFrom = new LinkedHashMap<>();
-    List<Ip> adopt = new ArrayList<>();
-    for (var e : pending.entrySet()) {
-      Ip ip = e.getKey();
-      NetworkInterface holder = holders.get(ip);
-      AddressChange c = changes.get(e.getValue());
-      if (holder == null) {
-        (ip.isIPv4() ? assign : assignV6).add(ip);
-      } else if (holder.networkInterfaceId().equals(target.eniId())) {
-        adopt.add(ip); // on the right ENI already (an earlier attempt, or the old operator's): take it over
-      } else if (ownedTags(holder.tagSet()).contains(ip)) {
-        if (ip.isIPv4()) {
-          reassign.add(ip);
-        } else {
-          assignV6.add(ip);
-          v6From.computeIfAbsent(holder.networkInterfaceId(), k -> new ArrayList<>()).add(ip);
-        }
-        movedFrom.computeIfAbsent(holder.networkInterfaceId(), k -> new ArrayList<>()).add(ip);
-      } else {
-        results[e.getValue()] = AddressChangeResult.failed(c, "AddressInUse", ip + " is held by "
-            + holder.networkInterfaceId() + ", which this operator did not give it to: left alone", false);
-      }
-    }
-    List<Ip> toTag = new ArrayList<>();
-    toTag.addAll(assign);
-    toTag.addAll(reassign);
-    toTag.addAll(assignV6);
-    toTag.addAll(adopt);
-    if (toTag.isEmpty()) {
-      return;
-    }
-    try {
-      own(target, toTag);
-    } catch (Ec2CallFailed f) {
-      toTag.forEach(ip -> results[pending.get(ip)] = failed(changes.get(pending.get(ip)), f, target));
-      return;
-    }
-    adopt.forEach(ip -> results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip))));
-    List<Ip> done = new ArrayList<>(adopt);
-    done.addAll(run(target, reassign, pending, changes, results, () -> ec2.assignPrivateIpAddresses(r -> r
+    return pending;
+  }
+
+  /** The assign calls of a placement (moves first, make before break for IPv4); the addresses placed. */
+  private List<Ip> assignAll(Batch batch, EniPlacement placement) {
+    NodeEni target = batch.eni();
+    placement.adopt().forEach(batch::applied);
+    List<Ip> done = new ArrayList<>(placement.adopt());
+    List<Ip> reassign = placement.reassign();
+    List<Ip> assign = placement.assign();
+    done.addAll(run(batch, reassign, () -> ec2.assignPrivateIpAddresses(r -> r
         .networkInterfaceId(target.eniId()).privateIpAddresses(strings(reassign)).allowReassignment(true)),
         "AssignPrivateIpAddresses"));
-    done.addAll(run(target, assign, pending, changes, results, () -> ec2.assignPrivateIpAddresses(r -> r
+    done.addAll(run(batch, assign, () -> ec2.assignPrivateIpAddresses(r -> r
         .networkInterfaceId(target.eniId()).privateIpAddresses(strings(assign)).allowReassignment(false)),
         "AssignPrivateIpAddresses"));
     // IPv6 has no reassignment: a move unassigns from the old ENI first (break before make).
-    List<Ip> v6Ready = new ArrayList<>(assignV6);
-    v6From.forEach((eni, ips) -> {
+    List<Ip> v6Ready = new ArrayList<>(placement.assignV6());
+    placement.v6From().forEach((eni, ips) -> {
       try {
         Ec2CallFailed.call("UnassignIpv6Addresses",
             () -> ec2.unassignIpv6Addresses(r -> r.networkInterfaceId(eni).ipv6Addresses(strings(ips))));
       } catch (Ec2CallFailed f) {
         ips.forEach(ip -> {
-          results[pending.get(ip)] = failed(changes.get(pending.get(ip)), f, target);
+          batch.failed(ip, f);
           v6Ready.remove(ip);
         });
       }
     });
-    done.addAll(run(target, v6Ready, pending, changes, results, () -> ec2.assignIpv6Addresses(r -> r
+    done.addAll(run(batch, v6Ready, () -> ec2.assignIpv6Addresses(r -> r
         .networkInterfaceId(target.eniId()).ipv6Addresses(strings(v6Ready))), "AssignIpv6Addresses"));
+    return done;
+  }
+
+  /**
+   * After the assigns, for the tagged addresses not placed: an assign whose answer was lost (a reset,
+   * a timeout after EC2 did the work) may have placed its addresses, so what the ENI holds now stays
+   * listed and counts as done (returned). What it does not hold is not ours and loses its listing;
+   * if the ENI cannot be read, the listing stays (a listed address that is not there grants
+   * nothing, an address there but unlisted would belong to nobody).
+   */
+  private List<Ip> keepUnansweredAssigns(Batch batch, List<Ip> toTag, List<Ip> done) {
     List<Ip> untag = new ArrayList<>(toTag);
     untag.removeAll(done);
-    if (!untag.isEmpty()) {
-      // An assign whose answer was lost (a reset, a timeout after EC2 did the work) may have placed its addresses:
-      // what the ENI holds now stays listed and counts as done. What it does not hold is not ours; if the ENI
-      // cannot be read, the listing stays (a listed address that is not there grants nothing, an address there
-      // but unlisted would belong to nobody).
-      Set<Ip> held = heldNow(target);
-      for (Ip ip : List.copyOf(untag)) {
-        if (held == null || held.contains(ip)) {
-          untag.remove(ip);
-        }
-        if (held != null && held.contains(ip)) {
-          done.add(ip);
-          results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip)));
-        }
+    if (untag.isEmpty()) {
+      return List.of();
+    }
+    List<Ip> placed = new ArrayList<>();
+    Set<Ip> held = heldNow(batch.eni());
+    for (Ip ip : List.copyOf(untag)) {
+      if (held == null || held.contains(ip)) {
+        untag.remove(ip);
       }
-      if (!untag.isEmpty()) {
-        disownQuietly(target, untag); // what was not assigned is not ours
+      if (held != null && held.contains(ip)) {
+        placed.add(ip);
+        batch.applied(ip);
       }
     }
-    target.secondaries().addAll(done);
-    // The old ENIs of moved addresses let go and lose their tags (a stale tag alone grants nothing).
+    if (!untag.isEmpty()) {
+      disownQuietly(batch.eni(), untag); // what was not assigned is not ours
+    }
+    return placed;
+  }
+
+  /** The old ENIs of moved addresses let go and lose their tags (a stale tag alone grants nothing). */
+  private void releaseMoved(Map<String, List<Ip>> movedFrom, Map<Ip, NetworkInterface> holders, List<Ip> done) {
     Map<String, List<Ip>> movedV4 = new LinkedHashMap<>();
     movedFrom.forEach((eni, ips) -> {
       List<Ip> moved = ips.stream().filter(Ip::isIPv4).filter(done::contains).toList();
@@ -535,9 +553,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     }
   }
 
-  /** One assign call for a group; the addresses it placed, results filled either way. */
-  private List<Ip> run(NodeEni target, List<Ip> ips, Map<Ip, Integer> pending, List<AddressChange> changes,
-      AddressChangeResult[] results, Runnable call, String name) {
+  /** One assign or unassign call for a group; the addresses it placed, results filled either way. */
+  private List<Ip> run(Batch batch, List<Ip> ips, Runnable call, String name) {
     if (ips.isEmpty()) {
       return List.of();
     }
@@ -546,11 +563,11 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
         call.run();
         return null;
       });
-      ips.forEach(ip -> results[pending.get(ip)] = AddressChangeResult.applied(changes.get(pending.get(ip))));
+      ips.forEach(batch::applied);
       return ips;
     } catch (Ec2CallFailed f) {
-      LOG.warn("{} on {} for {}: {} ({})", name, target.where(), ips, f.getMessage(), f.code);
-      ips.forEach(ip -> results[pending.get(ip)] = failed(changes.get(pending.get(ip)), f, target));
+      LOG.warn("{} on {} for {}: {} ({})", name, batch.eni().where(), ips, f.getMessage(), f.code);
+      ips.forEach(ip -> batch.failed(ip, f));
       return List.of();
     }
   }
@@ -622,10 +639,11 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
     }
     List<Ip> v4 = pending.keySet().stream().filter(Ip::isIPv4).toList();
     List<Ip> v6 = pending.keySet().stream().filter(ip -> !ip.isIPv4()).toList();
+    Batch batch = new Batch(source, pending, changes, results);
     List<Ip> done = new ArrayList<>();
-    done.addAll(run(source, v4, pending, changes, results, () -> ec2.unassignPrivateIpAddresses(r -> r
+    done.addAll(run(batch, v4, () -> ec2.unassignPrivateIpAddresses(r -> r
         .networkInterfaceId(source.eniId()).privateIpAddresses(strings(v4))), "UnassignPrivateIpAddresses"));
-    done.addAll(run(source, v6, pending, changes, results, () -> ec2.unassignIpv6Addresses(r -> r
+    done.addAll(run(batch, v6, () -> ec2.unassignIpv6Addresses(r -> r
         .networkInterfaceId(source.eniId()).ipv6Addresses(strings(v6))), "UnassignIpv6Addresses"));
     if (!done.isEmpty()) {
       source.secondaries().removeAll(done);
@@ -651,7 +669,7 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
    * Read, change, write of the ENI's ownership list, one ENI at a time in this process, from the
    * tags as EC2 has them now (IPAMs reconciled in parallel may have written since this view was
    * described): one DescribeNetworkInterfaces, one CreateTags with the packed tags (it overwrites
-   * their values), one DeleteTags for keys no longer used (surplus packed tags, tags of the earlier
+   * their values), one DeleteTags for keys not in use (surplus packed tags, tags of the
    * one-per-address form).
    */
   private void changeOwnership(NodeEni eni, List<Ip> ips, boolean add) {

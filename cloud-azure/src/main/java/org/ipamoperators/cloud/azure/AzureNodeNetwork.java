@@ -333,64 +333,69 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
   @Override
   public Set<Ip> addressesInUse(IpRange range) throws NodeNetworkException {
     try {
-      String rg = settings.vnetResourceGroup();
-      // Which VNets have a subnet overlapping the range: the listing is cached (subnets rarely
-      // change) and made again when it names none; what the subnets hold is always read fresh.
-      VnetList listed = shared.vnetList;
-      List<String> holding = listed == null || !shared.clock.instant().isBefore(listed.expires()) ? List.of()
-          : overlapping(listed.vnets(), range);
+      List<String> holding = vnetsOverlapping(range);
       if (holding.isEmpty()) {
-        List<VirtualNetworkInner> vnets = call("ListVirtualNetworks", () -> (rg == null
-            ? clients.network().getVirtualNetworks().list()
-            : clients.network().getVirtualNetworks().listByResourceGroup(rg)).stream().toList());
-        Map<String, List<IpRange>> byId = new LinkedHashMap<>();
-        for (VirtualNetworkInner v : vnets) {
-          List<IpRange> all = new ArrayList<>();
-          (v.subnets() == null ? List.<SubnetInner>of() : v.subnets()).forEach(s -> all.addAll(prefixes(s)));
-          byId.put(v.id(), all);
-        }
-        shared.vnetList = new VnetList(byId, shared.clock.instant().plus(SUBNET_TTL));
-        holding = overlapping(byId, range);
-      }
-      Set<Ip> used = new TreeSet<>();
-      boolean found = false;
-      for (String vnetId : holding) {
-        found = true;
-        AzureIds.Id id = AzureIds.parse(vnetId).orElseThrow();
-        VirtualNetworkInner full = call("GetVirtualNetwork", () -> clients.network().getVirtualNetworks()
-            .getByResourceGroupWithResponse(id.resourceGroup(), id.name(), "subnets/ipConfigurations", Context.NONE)
-            .getValue());
-        for (SubnetInner s : full.subnets() == null ? List.<SubnetInner>of() : full.subnets()) {
-          List<IpRange> blocks = prefixes(s).stream().filter(b -> b.family() == range.family() && b.overlaps(range))
-              .toList();
-          if (blocks.isEmpty()) {
-            continue;
-          }
-          for (IpRange b : blocks) {
-            Ip ip = b.first();
-            for (int i = 0; i < 4; i++, ip = ip.next()) {
-              used.add(ip);
-            }
-            used.add(b.last());
-          }
-          for (IpConfigurationInner c : s.ipConfigurations() == null ? List.<IpConfigurationInner>of()
-              : s.ipConfigurations()) {
-            if (c.privateIpAddress() == null) {
-              throw new ArmCallFailed("GetVirtualNetwork", 200, "AddressNotExpanded", "subnet " + s.name()
-                  + " lists " + c.id() + " without its address: what it holds is unknown", true);
-            }
-            used.add(Ip.parse(c.privateIpAddress()));
-          }
-        }
-      }
-      if (!found) {
+        String rg = settings.vnetResourceGroup();
         throw new ArmCallFailed("ListVirtualNetworks", 200, "NoSubnetForCidr", "no subnet of "
             + (rg == null ? "the subscription" : "resource group " + rg) + " holds or overlaps " + range, false);
+      }
+      Set<Ip> used = new TreeSet<>();
+      for (String vnetId : holding) {
+        addInUse(vnetId, range, used);
       }
       used.removeIf(ip -> !range.contains(ip));
       return used;
     } catch (ArmCallFailed f) {
       throw new NodeNetworkException(range.toString(), f.code, f.describe(), f.retryable, f);
+    }
+  }
+
+  /**
+   * Which VNets have a subnet overlapping the range: the listing is cached (subnets rarely change)
+   * and made again when it names none; what the subnets hold is always read fresh.
+   */
+  private List<String> vnetsOverlapping(IpRange range) {
+    VnetList listed = shared.vnetList;
+    List<String> holding = listed == null || !shared.clock.instant().isBefore(listed.expires()) ? List.of()
+        : overlapping(listed.vnets(), range);
+    if (!holding.isEmpty()) {
+      return holding;
+    }
+    String rg = settings.vnetResourceGroup();
+    List<VirtualNetworkInner> vnets = call("ListVirtualNetworks", () -> (rg == null
+        ? clients.network().getVirtualNetworks().list()
+        : clients.network().getVirtualNetworks().listByResourceGroup(rg)).stream().toList());
+    Map<String, List<IpRange>> byId = new LinkedHashMap<>();
+    for (VirtualNetworkInner v : vnets) {
+      List<IpRange> all = new ArrayList<>();
+      (v.subnets() == null ? List.<SubnetInner>of() : v.subnets()).forEach(s -> all.addAll(prefixes(s)));
+      byId.put(v.id(), all);
+    }
+    shared.vnetList = new VnetList(byId, shared.clock.instant().plus(SUBNET_TTL));
+    return overlapping(byId, range);
+  }
+
+  /** Adds what the VNet's subnets overlapping the range hold: Azure's reserves and every ipConfiguration. */
+  private void addInUse(String vnetId, IpRange range, Set<Ip> used) {
+    AzureIds.Id id = AzureIds.parse(vnetId).orElseThrow();
+    VirtualNetworkInner full = call("GetVirtualNetwork", () -> clients.network().getVirtualNetworks()
+        .getByResourceGroupWithResponse(id.resourceGroup(), id.name(), "subnets/ipConfigurations", Context.NONE)
+        .getValue());
+    for (SubnetInner s : full.subnets() == null ? List.<SubnetInner>of() : full.subnets()) {
+      List<IpRange> blocks = prefixes(s).stream().filter(b -> b.family() == range.family() && b.overlaps(range))
+          .toList();
+      if (blocks.isEmpty()) {
+        continue;
+      }
+      blocks.forEach(b -> used.addAll(NicChanges.reserved(b)));
+      for (IpConfigurationInner c : s.ipConfigurations() == null ? List.<IpConfigurationInner>of()
+          : s.ipConfigurations()) {
+        if (c.privateIpAddress() == null) {
+          throw new ArmCallFailed("GetVirtualNetwork", 200, "AddressNotExpanded", "subnet " + s.name()
+              + " lists " + c.id() + " without its address: what it holds is unknown", true);
+        }
+        used.add(Ip.parse(c.privateIpAddress()));
+      }
     }
   }
 
@@ -414,6 +419,33 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     }
   }
 
+  /** One {@link #apply} call: its changes, their results as they are settled, when moved addresses left their NIC. */
+  private static final class Pass {
+    final List<AddressChange> changes;
+    final AddressChangeResult[] results;
+    final Map<Ip, Instant> released = new ConcurrentHashMap<>();
+
+    Pass(List<AddressChange> changes) {
+      this.changes = changes;
+      this.results = new AddressChangeResult[changes.size()];
+    }
+
+    /** The changes of a node no describe knows of fail (retryable: the next describe may know it). */
+    void notDescribed(Map<Ip, Integer> which, String node) {
+      which.forEach((ip, i) -> results[i] = AddressChangeResult.failed(changes.get(i), "NodeNotDescribed", "node "
+          + node + " has no known Azure VM (its description failed or was never made)", true));
+    }
+
+    List<AddressChangeResult> finish() {
+      for (int i = 0; i < results.length; i++) {
+        if (results[i] == null) {
+          results[i] = AddressChangeResult.failed(changes.get(i), "NotApplied", "no call was made for this change", true);
+        }
+      }
+      return List.of(results);
+    }
+  }
+
   /**
    * Per NIC, one PUT with every change. NICs that give an address to another NIC (moves) go first
    * and complete before the NICs that receive it; a NIC that both gives and receives moved addresses
@@ -421,7 +453,14 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
    */
   @Override
   public List<AddressChangeResult> apply(List<AddressChange> changes) {
-    AddressChangeResult[] results = new AddressChangeResult[changes.size()];
+    Pass pass = new Pass(changes);
+    Map<String, Work> work = byNode(changes);
+    runAll(giving(work, pass));
+    runAll(rest(work, pass));
+    return pass.finish();
+  }
+
+  private static Map<String, Work> byNode(List<AddressChange> changes) {
     Map<String, Work> work = new LinkedHashMap<>();
     for (int i = 0; i < changes.size(); i++) {
       AddressChange c = changes.get(i);
@@ -435,36 +474,42 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
         default -> throw new IllegalStateException();
       }
     }
-    Map<Ip, Instant> released = new ConcurrentHashMap<>();
-    // 1. NICs giving moved addresses away: their removals and plain additions, not what moves in.
-    List<Runnable> first = new ArrayList<>();
+    return work;
+  }
+
+  /**
+   * The first step: NICs giving moved addresses away, with their removals and plain additions (not
+   * what moves in), which are taken out of {@code work}.
+   */
+  private List<Runnable> giving(Map<String, Work> work, Pass pass) {
+    List<Runnable> tasks = new ArrayList<>();
     for (Work w : work.values()) {
-      if (!w.moveOut.isEmpty()) {
-        NicState s = shared.nodes.get(w.node);
-        if (s == null) {
-          // not described (its VM gone, say): the target's PUT finds out whether the address is still held
-          w.moveOut.keySet().forEach(ip -> released.put(ip, shared.clock.instant()));
-          w.add.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
-          w.remove.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
-          w.add.clear();
-          w.remove.clear();
-          continue;
-        }
-        Map<Ip, Integer> add = new LinkedHashMap<>(w.add);
-        Map<Ip, Integer> remove = new LinkedHashMap<>(w.remove);
-        Map<Ip, Integer> out = new LinkedHashMap<>(w.moveOut);
-        w.add.clear();
-        w.remove.clear();
-        first.add(() -> update(s, add, remove, out, Map.of(), changes, results, released));
+      if (w.moveOut.isEmpty()) {
+        continue;
       }
+      NicState s = shared.nodes.get(w.node);
+      if (s == null) {
+        // not described (its VM gone, say): the target's PUT finds out whether the address is still held
+        w.moveOut.keySet().forEach(ip -> pass.released.put(ip, shared.clock.instant()));
+        pass.notDescribed(w.add, w.node);
+        pass.notDescribed(w.remove, w.node);
+      } else {
+        NicUpdate update = new NicUpdate(pass, s, merged(w.add, Map.of()), merged(w.remove, w.moveOut));
+        tasks.add(update::run);
+      }
+      w.add.clear();
+      w.remove.clear();
     }
-    runAll(first);
-    // 2. Everything else, and what moves in where its source let go.
-    List<Runnable> second = new ArrayList<>();
+    return tasks;
+  }
+
+  /** The second step: everything else, and what moves in where its source let go. */
+  private List<Runnable> rest(Map<String, Work> work, Pass pass) {
+    List<Runnable> tasks = new ArrayList<>();
     for (Work w : work.values()) {
       Map<Ip, Integer> in = new LinkedHashMap<>();
       w.moveIn.forEach((ip, i) -> {
-        if (results[i] == null) {
+        if (pass.results[i] == null) {
           in.put(ip, i);
         }
       });
@@ -473,20 +518,21 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
       }
       NicState s = shared.nodes.get(w.node);
       if (s == null) {
-        w.add.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
-        w.remove.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
-        in.forEach((ip, i) -> results[i] = notDescribed(changes.get(i), w.node));
-        continue;
-      }
-      second.add(() -> update(s, w.add, w.remove, Map.of(), in, changes, results, released));
-    }
-    runAll(second);
-    for (int i = 0; i < results.length; i++) {
-      if (results[i] == null) {
-        results[i] = AddressChangeResult.failed(changes.get(i), "NotApplied", "no call was made for this change", true);
+        pass.notDescribed(w.add, w.node);
+        pass.notDescribed(w.remove, w.node);
+        pass.notDescribed(in, w.node);
+      } else {
+        NicUpdate update = new NicUpdate(pass, s, merged(w.add, in), merged(w.remove, Map.of()));
+        tasks.add(update::run);
       }
     }
-    return List.of(results);
+    return tasks;
+  }
+
+  private static Map<Ip, Integer> merged(Map<Ip, Integer> a, Map<Ip, Integer> b) {
+    Map<Ip, Integer> out = new LinkedHashMap<>(a);
+    out.putAll(b);
+    return out;
   }
 
   private void runAll(List<Runnable> tasks) {
@@ -508,270 +554,213 @@ public final class AzureNodeNetwork implements NodeNetwork, AutoCloseable {
     }
   }
 
-  private static AddressChangeResult notDescribed(AddressChange c, String node) {
-    return AddressChangeResult.failed(c, "NodeNotDescribed", "node " + node + " has no known Azure VM (its description "
-        + "failed or was never made)", true);
+  private Object nicLock(String nicId) {
+    return shared.nicLocks.computeIfAbsent(nicId.toLowerCase(java.util.Locale.ROOT), k -> new Object());
   }
 
   /**
-   * One NIC: removals ({@code remove}, {@code moveOut}) and additions ({@code add}, {@code moveIn})
-   * in one PUT, retried on conflicts; fills the results of every change it was given.
+   * One NIC: its removals and additions in one PUT, retried on conflicts; fills the result of every
+   * change it was given.
    */
-  private void update(NicState s, Map<Ip, Integer> add, Map<Ip, Integer> remove, Map<Ip, Integer> moveOut,
-      Map<Ip, Integer> moveIn, List<AddressChange> changes, AddressChangeResult[] results, Map<Ip, Instant> released) {
-    Map<Ip, Integer> adds = new LinkedHashMap<>(add);
-    adds.putAll(moveIn);
-    Map<Ip, Integer> removes = new LinkedHashMap<>(remove);
-    removes.putAll(moveOut);
-    if (s.uniformScaleSet) {
-      refuseOnScaleSetNic(s, adds, removes, changes, results);
-      return;
+  private final class NicUpdate {
+    private final Pass pass;
+    private final NicState s;
+    private final Map<Ip, Integer> adds;
+    private final Map<Ip, Integer> removes;
+    private final Set<Ip> dropped = new TreeSet<>();
+    private final Set<Ip> present = new HashSet<>(); // on the NIC as read for the last PUT
+
+    NicUpdate(Pass pass, NicState s, Map<Ip, Integer> adds, Map<Ip, Integer> removes) {
+      this.pass = pass;
+      this.s = s;
+      this.adds = adds;
+      this.removes = removes;
     }
-    // Checks without a call: what cannot be put on this NIC fails alone instead of failing the whole PUT.
-    for (var it = adds.entrySet().iterator(); it.hasNext(); ) {
-      var e = it.next();
-      Ip ip = e.getKey();
-      AddressChange c = changes.get(e.getValue());
-      Optional<IpRange> block = s.blocks.stream().filter(b -> b.family() == ip.family() && b.contains(ip)).findFirst();
-      if (!ip.isIPv4() && s.blocks.stream().allMatch(b -> b.family() != ip.family())) {
-        results[e.getValue()] = AddressChangeResult.failed(c, "SubnetHasNoIpv6", "the subnet of " + s.where()
-            + " has no IPv6 prefix", false);
-        it.remove();
-      } else if (block.isEmpty()) {
-        results[e.getValue()] = AddressChangeResult.failed(c, "PrivateIPAddressNotInSubnet", ip + " is outside the "
-            + "subnet " + AzureIds.last(s.subnetId) + " " + s.blocks + " of " + s.where(), false);
-        it.remove();
-      } else if (reserved(block.get(), ip)) {
-        results[e.getValue()] = AddressChangeResult.failed(c, "PrivateIPAddressInReservedRange", ip + " is one of the "
-            + "five addresses Azure reserves in " + block.get(), false);
-        it.remove();
+
+    void run() {
+      if (s.uniformScaleSet) {
+        refuseOnScaleSetNic();
+        return;
+      }
+      refuseUnplaceable();
+      NicChanges wanted = new NicChanges(pass.changes, removes, adds, s.where(), settings.ipConfigurationsPerNic());
+      Duration delay = settings.baseDelay();
+      ArmCallFailed last = null;
+      for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
+        Optional<ArmCallFailed> failure = attempt(wanted, attempt == 1);
+        if (failure.isEmpty()) {
+          return;
+        }
+        last = failure.get();
+        if (retryAtOnce(last)) {
+          continue;
+        }
+        if (!last.retryable || attempt == settings.maxAttempts()) {
+          break;
+        }
+        sleep(delay);
+        delay = delay.multipliedBy(2).compareTo(settings.maxDelay()) > 0 ? settings.maxDelay() : delay.multipliedBy(2);
+      }
+      if (last != null) {
+        failRemaining(last);
       }
     }
-    Duration delay = settings.baseDelay();
-    ArmCallFailed last = null;
-    Set<Ip> dropped = new TreeSet<>();
-    // The body from describe (or this process's last PUT) decides whether anything changes: a NIC
-    // already as wanted costs no call. A NIC that changes is read again right before its PUT, so
-    // the PUT never carries back a stale copy of other tools' configurations, whether or not Azure
-    // enforces the If-Match it also gets.
-    boolean fresh = true;
-    Set<Ip> present = new HashSet<>(); // on the NIC as read for the last PUT
-    for (int attempt = 1; attempt <= settings.maxAttempts(); attempt++) {
-      ArmCallFailed failure;
-      synchronized (shared.nicLocks.computeIfAbsent(s.nic.id().toLowerCase(java.util.Locale.ROOT), k -> new Object())) {
+
+    /** Nothing can be written on a Uniform scale set's NIC: what is not already as wanted fails alone. */
+    private void refuseOnScaleSetNic() {
+      Set<Ip> onNic = new HashSet<>();
+      configs(s.body).forEach(c -> NicEdit.address(c).ifPresent(onNic::add));
+      for (var e : removes.entrySet()) {
+        AddressChange ch = pass.changes.get(e.getValue());
+        pass.results[e.getValue()] = !onNic.contains(e.getKey()) && ch.kind() == AddressChange.Kind.DETACH
+            ? AddressChangeResult.applied(ch) : scaleSetRefusal(ch, s);
+      }
+      adds.forEach((ip, i) -> pass.results[i] = scaleSetRefusal(pass.changes.get(i), s));
+    }
+
+    /** Checks without a call: what cannot be put on this NIC fails alone instead of failing the whole PUT. */
+    private void refuseUnplaceable() {
+      for (var it = adds.entrySet().iterator(); it.hasNext(); ) {
+        var e = it.next();
+        Optional<AddressChangeResult> refused = NicChanges.unplaceable(e.getKey(), pass.changes.get(e.getValue()),
+            s.blocks, s.subnetId, s.where());
+        if (refused.isPresent()) {
+          pass.results[e.getValue()] = refused.get();
+          it.remove();
+        }
+      }
+    }
+
+    /**
+     * One read, decision and PUT under the NIC's lock; the failure, if any. On the first attempt the
+     * body from describe (or this process's last PUT) decides whether anything changes: a NIC already
+     * as wanted costs no call. A NIC that changes is read again right before its PUT, so the PUT never
+     * carries back a stale copy of other tools' configurations, whether or not Azure enforces the
+     * If-Match it also gets.
+     */
+    private Optional<ArmCallFailed> attempt(NicChanges wanted, boolean first) {
+      synchronized (nicLock(s.nic.id())) {
         try {
-          if (!fresh) {
+          if (!first || wanted.wouldChange(configs(s.body), pools(s.body))) {
             s.body = getNic(s.nic);
           }
           NetworkInterfaceInner nic = s.body;
-          if (fresh && wouldChange(s, nic, adds, removes)) {
-            s.body = getNic(s.nic);
-            nic = s.body;
-          }
-          fresh = false;
           List<NetworkInterfaceIpConfigurationInner> cfgs = new ArrayList<>(configs(nic));
-          Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
-          cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
+          NicChanges.Decision d = wanted.decide(cfgs, pass.results, dropped);
           present.clear();
-          present.addAll(byIp.keySet());
-          // removals: only this operator's; other tools' are skipped, absent ones are done
-          Set<Ip> toRemove = new TreeSet<>();
-          for (var e : removes.entrySet()) {
-            NetworkInterfaceIpConfigurationInner c = byIp.get(e.getKey());
-            AddressChange ch = changes.get(e.getValue());
-            if (c == null) {
-              if (results[e.getValue()] == null && ch.kind() == AddressChange.Kind.DETACH) {
-                results[e.getValue()] = AddressChangeResult.applied(ch);
-              }
-              if (ch.kind() == AddressChange.Kind.MOVE) {
-                released.putIfAbsent(e.getKey(), shared.clock.instant());
-              }
-            } else if (!NicEdit.owned(c) || NicEdit.isPrimary(c, cfgs.size())) {
-              results[e.getValue()] = ch.kind() == AddressChange.Kind.DETACH
-                  ? AddressChangeResult.skipped(ch, e.getKey() + " on " + s.where() + " is in ipConfiguration "
-                  + c.name() + ", which this operator did not create: left alone")
-                  : AddressChangeResult.failed(ch, "AddressInUse", e.getKey() + " on " + s.where()
-                  + " is in ipConfiguration " + c.name() + ", which this operator did not create: not moved", false);
-            } else {
-              toRemove.add(e.getKey());
-            }
-          }
-          // additions: foreign holders on this NIC are refused; the capacity is checked here
-          Set<Ip> toAdd = new TreeSet<>();
-          for (var e : adds.entrySet()) {
-            if (dropped.contains(e.getKey()) || results[e.getValue()] != null
-                && results[e.getValue()].outcome() == AddressChangeResult.Outcome.FAILED) {
-              continue;
-            }
-            NetworkInterfaceIpConfigurationInner c = byIp.get(e.getKey());
-            if (c != null && (!NicEdit.owned(c) || NicEdit.isPrimary(c, cfgs.size()))) {
-              results[e.getValue()] = AddressChangeResult.failed(changes.get(e.getValue()), "AddressInUse", e.getKey()
-                  + " is in ipConfiguration " + c.name() + " of " + s.where() + ", which this operator did not create: "
-                  + "left alone", false);
-              continue;
-            }
-            toAdd.add(e.getKey());
-          }
-          long after = cfgs.stream().filter(c -> NicEdit.address(c).map(ip -> !toRemove.contains(ip)).orElse(true))
-              .count();
-          int room = (int) Math.max(0, settings.ipConfigurationsPerNic() - after);
-          List<Ip> newOnes = toAdd.stream().filter(ip -> !byIp.containsKey(ip)).toList();
-          for (Ip ip : newOnes.subList(Math.min(room, newOnes.size()), newOnes.size())) {
-            int i = adds.get(ip);
-            results[i] = AddressChangeResult.failed(changes.get(i), "NicIpConfigurationLimit", s.where() + " already has "
-                + after + " ipConfigurations; Azure allows " + settings.ipConfigurationsPerNic(), false);
-            toAdd.remove(ip);
-          }
-          NetworkInterfaceIpConfigurationInner primary = primaryConfig(nic).orElse(null);
-          List<String> pools = NicEdit.wantedPools(primary, policy, shared.outboundPools);
-          NicEdit.Plan plan = NicEdit.plan(cfgs, toRemove, toAdd, s.subnetId, pools, true);
+          present.addAll(d.onNic());
+          d.results().forEach((i, r) -> pass.results[i] = r);
+          d.alreadyGone().forEach(ip -> pass.released.putIfAbsent(ip, shared.clock.instant()));
+          NicEdit.Plan plan = NicEdit.plan(cfgs, d.remove(), d.add(), s.subnetId, pools(nic), true);
           if (plan.changed()) {
             NetworkInterfaceInner body = nic.withIpConfigurations(plan.configs());
             Context ctx = PutIfMatchPolicy.context(nic.etag());
             s.body = call("PutNetworkInterface", () -> clients.network().getNetworkInterfaces()
                 .createOrUpdate(s.nic.resourceGroup(), s.nic.name(), body, ctx));
           }
-          Instant done = shared.clock.instant();
-          for (Ip ip : toRemove) {
-            AddressChange ch = changes.get(removes.get(ip));
-            if (ch.kind() == AddressChange.Kind.MOVE) {
-              released.put(ip, done);
-            } else {
-              results[removes.get(ip)] = AddressChangeResult.applied(ch);
-            }
-          }
-          for (Ip ip : toAdd) {
-            int i = adds.get(ip);
-            results[i] = AddressChangeResult.applied(changes.get(i));
-            Instant gone = released.get(ip);
-            if (gone != null && changes.get(i).kind() == AddressChange.Kind.MOVE && plan.changed()) {
-              Duration gap = Duration.between(gone, done);
-              shared.metrics.moveGap(gap);
-              LOG.info("{} moved to {}: on no NIC for {} ms", ip, s.where(), gap.toMillis());
-            }
-          }
-          return;
+          recordApplied(d, plan.changed());
+          return Optional.empty();
         } catch (ArmCallFailed f) {
-          failure = f;
-        }
-      }
-      fresh = false;
-      last = failure;
-      // A conflict on one address: drop it (it fails alone) and PUT the rest, or free it from a
-      // stale NIC of this operator's and try again.
-      if ("PrivateIPAddressIsAllocated".equals(failure.code)) {
-        if (dropConflicts(s, adds, present, changes, results, dropped, failure)) {
-          continue;
-        }
-      } else if ("OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs"
-          .equals(failure.code)) {
-        if (learnOutboundPools(s)) {
-          continue;
-        }
-      }
-      if (!failure.retryable || attempt == settings.maxAttempts()) {
-        break;
-      }
-      sleep(delay);
-      delay = delay.multipliedBy(2).compareTo(settings.maxDelay()) > 0 ? settings.maxDelay() : delay.multipliedBy(2);
-    }
-    if (last != null) {
-      ArmCallFailed f = last;
-      LOG.warn("{} on {}: {} ({})", f.call, s.where(), f.getMessage(), f.code);
-      for (var e : adds.entrySet()) {
-        if (results[e.getValue()] == null) {
-          results[e.getValue()] = failed(changes.get(e.getValue()), f, s);
-        }
-      }
-      for (var e : removes.entrySet()) {
-        if (results[e.getValue()] == null) {
-          results[e.getValue()] = failed(changes.get(e.getValue()), f, s);
+          return Optional.of(f);
         }
       }
     }
-  }
 
-  /** Nothing can be written on a Uniform scale set's NIC: what is not already as wanted fails alone. */
-  private static void refuseOnScaleSetNic(NicState s, Map<Ip, Integer> adds, Map<Ip, Integer> removes,
-      List<AddressChange> changes, AddressChangeResult[] results) {
-    Set<Ip> present = new HashSet<>();
-    configs(s.body).forEach(c -> NicEdit.address(c).ifPresent(present::add));
-    for (var e : removes.entrySet()) {
-      AddressChange ch = changes.get(e.getValue());
-      results[e.getValue()] = !present.contains(e.getKey()) && ch.kind() == AddressChange.Kind.DETACH
-          ? AddressChangeResult.applied(ch) : scaleSetRefusal(ch, s);
+    private List<String> pools(NetworkInterfaceInner nic) {
+      return NicEdit.wantedPools(primaryConfig(nic).orElse(null), policy, shared.outboundPools);
     }
-    adds.forEach((ip, i) -> results[i] = scaleSetRefusal(changes.get(i), s));
+
+    /** After the PUT (or none needed): every change in it is applied; a move's time on no NIC is measured. */
+    private void recordApplied(NicChanges.Decision d, boolean put) {
+      Instant done = shared.clock.instant();
+      for (Ip ip : d.remove()) {
+        AddressChange ch = pass.changes.get(removes.get(ip));
+        if (ch.kind() == AddressChange.Kind.MOVE) {
+          pass.released.put(ip, done);
+        } else {
+          pass.results[removes.get(ip)] = AddressChangeResult.applied(ch);
+        }
+      }
+      for (Ip ip : d.add()) {
+        int i = adds.get(ip);
+        pass.results[i] = AddressChangeResult.applied(pass.changes.get(i));
+        Instant gone = pass.released.get(ip);
+        if (gone != null && pass.changes.get(i).kind() == AddressChange.Kind.MOVE && put) {
+          Duration gap = Duration.between(gone, done);
+          shared.metrics.moveGap(gap);
+          LOG.info("{} moved to {}: on no NIC for {} ms", ip, s.where(), gap.toMillis());
+        }
+      }
+    }
+
+    /**
+     * Whether a failed PUT is tried again at once: a conflict on one address drops it (it fails alone)
+     * or frees it from a stale NIC of this operator's; a pool with an outbound rule is left out.
+     */
+    private boolean retryAtOnce(ArmCallFailed failure) {
+      if ("PrivateIPAddressIsAllocated".equals(failure.code)) {
+        return dropConflicts(failure);
+      }
+      if ("OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs".equals(failure.code)) {
+        return learnOutboundPools(s);
+      }
+      return false;
+    }
+
+    /**
+     * After {@code PrivateIPAddressIsAllocated}: which of the addresses this PUT adds are taken, from
+     * {@code CheckIPAddressAvailability} and, for those, who holds them from the VNet's expanded
+     * subnets (Azure's message is prose, not a contract). A holder that is this operator's own
+     * configuration on another NIC is taken off there; every other taken address fails alone. False
+     * when no address could be named (the PUT is then retried as a whole).
+     */
+    private boolean dropConflicts(ArmCallFailed failure) {
+      List<Ip> candidates = adds.entrySet().stream().filter(e -> !dropped.contains(e.getKey())
+          && !present.contains(e.getKey()) && (pass.results[e.getValue()] == null
+          || pass.results[e.getValue()].outcome() != AddressChangeResult.Outcome.FAILED)).map(Map.Entry::getKey)
+          .toList();
+      Map<Ip, Optional<String>> taken;
+      try {
+        taken = takenAddresses(s.subnetId, candidates);
+      } catch (ArmCallFailed f) {
+        LOG.info("could not find which address of {} is allocated elsewhere: {}", s.where(), f.describe());
+        return false;
+      }
+      for (var e : taken.entrySet()) {
+        Ip ip = e.getKey();
+        Optional<String> holder = e.getValue();
+        if (holder.isPresent() && releaseStale(holder.get(), ip, s)) {
+          continue; // freed where this operator left it: the next attempt takes it
+        }
+        int i = adds.get(ip);
+        pass.results[i] = AddressChangeResult.failed(pass.changes.get(i), failure.code, "PutNetworkInterface on "
+            + s.where() + ": " + ip + " is allocated to " + holder.orElse("no listed resource") + " (Azure: "
+            + failure.getMessage() + ")" + (holder.isEmpty() ? "; Azure keeps a released address for minutes before "
+            + "it can go to another NIC: the address is on no NIC until then" : ""), true);
+        dropped.add(ip);
+      }
+      return !taken.isEmpty();
+    }
+
+    /** After the last attempt: every change still without a result fails with its error. */
+    private void failRemaining(ArmCallFailed f) {
+      LOG.warn("{} on {}: {} ({})", f.call, s.where(), f.getMessage(), f.code);
+      for (int i : adds.values()) {
+        if (pass.results[i] == null) {
+          pass.results[i] = failed(pass.changes.get(i), f, s);
+        }
+      }
+      for (int i : removes.values()) {
+        if (pass.results[i] == null) {
+          pass.results[i] = failed(pass.changes.get(i), f, s);
+        }
+      }
+    }
   }
 
   private static AddressChangeResult scaleSetRefusal(AddressChange c, NicState s) {
     return AddressChangeResult.failed(c, "ScaleSetNicNotWritable", s.where() + " belongs to an instance of a Uniform "
         + "scale set: its ipConfigurations come from the scale set's model and no NIC PUT can change them", false);
-  }
-
-  /** Whether the NIC as last seen differs from what the changes want (removals, additions, pools). */
-  private boolean wouldChange(NicState s, NetworkInterfaceInner nic, Map<Ip, Integer> adds, Map<Ip, Integer> removes) {
-    List<NetworkInterfaceIpConfigurationInner> cfgs = configs(nic);
-    Map<Ip, NetworkInterfaceIpConfigurationInner> byIp = new LinkedHashMap<>();
-    cfgs.forEach(c -> NicEdit.address(c).ifPresent(ip -> byIp.put(ip, c)));
-    if (adds.keySet().stream().anyMatch(ip -> !byIp.containsKey(ip))) {
-      return true;
-    }
-    if (removes.keySet().stream().anyMatch(ip -> byIp.containsKey(ip) && NicEdit.owned(byIp.get(ip)))) {
-      return true;
-    }
-    List<String> pools = NicEdit.wantedPools(primaryConfig(nic).orElse(null), policy, shared.outboundPools);
-    Set<String> want = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    want.addAll(pools);
-    return adds.keySet().stream().map(byIp::get).anyMatch(c -> c.name() != null && NicEdit.address(c)
-        .map(ip -> c.name().equalsIgnoreCase(NicEdit.ownedName(ip))).orElse(false) && !NicEdit.poolIds(c).equals(want));
-  }
-
-  private static boolean reserved(IpRange block, Ip ip) {
-    Ip first = block.first();
-    for (int i = 0; i < 4; i++, first = first.next()) {
-      if (first.equals(ip)) {
-        return true;
-      }
-    }
-    return ip.equals(block.last());
-  }
-
-  /**
-   * After {@code PrivateIPAddressIsAllocated}: which of the addresses this PUT adds are taken, from
-   * {@code CheckIPAddressAvailability} and, for those, who holds them from the VNet's expanded
-   * subnets (Azure's message is prose, not a contract). A holder that is this operator's own
-   * configuration on another NIC is taken off there; every other taken address fails alone. False
-   * when no address could be named (the PUT is then retried as a whole).
-   */
-  private boolean dropConflicts(NicState s, Map<Ip, Integer> adds, Set<Ip> onNic, List<AddressChange> changes,
-      AddressChangeResult[] results, Set<Ip> dropped, ArmCallFailed failure) {
-    List<Ip> candidates = adds.entrySet().stream().filter(e -> !dropped.contains(e.getKey())
-        && !onNic.contains(e.getKey()) && (results[e.getValue()] == null
-        || results[e.getValue()].outcome() != AddressChangeResult.Outcome.FAILED)).map(Map.Entry::getKey).toList();
-    Map<Ip, Optional<String>> taken;
-    try {
-      taken = takenAddresses(s.subnetId, candidates);
-    } catch (ArmCallFailed f) {
-      LOG.info("could not find which address of {} is allocated elsewhere: {}", s.where(), f.describe());
-      return false;
-    }
-    boolean named = false;
-    for (var e : taken.entrySet()) {
-      Ip ip = e.getKey();
-      Optional<String> holder = e.getValue();
-      named = true;
-      if (holder.isPresent() && releaseStale(holder.get(), ip, s)) {
-        continue; // freed where this operator left it: the next attempt takes it
-      }
-      int i = adds.get(ip);
-      results[i] = AddressChangeResult.failed(changes.get(i), failure.code, "PutNetworkInterface on " + s.where()
-          + ": " + ip + " is allocated to " + holder.orElse("no listed resource") + " (Azure: " + failure.getMessage()
-          + ")" + (holder.isEmpty() ? "; Azure keeps a released address for minutes before it can go to another NIC:"
-          + " the address is on no NIC until then" : ""), true);
-      dropped.add(ip);
-    }
-    return named;
   }
 
   /** The candidates Azure says are not available, each with the id of what holds it when one is listed. */

@@ -94,33 +94,40 @@ final class AddressText {
   /** Why text that only a lenient parser reads is refused, with the fix; null when it is no address. */
   static String diagnose(String text) {
     Matcher m = IPV4_PARTS.matcher(text);
-    if (m.matches()) {
-      StringBuilder fixed = new StringBuilder();
-      boolean leadingZero = false;
-      for (int i = 1; i <= 4; i++) {
-        String part = m.group(i);
-        if (part.length() > 3 && part.replaceFirst("^0+", "").length() > 3) {
-          return null;
-        }
-        int value = Integer.parseInt(part.replaceFirst("^0+(?=.)", ""));
-        if (value > 255) {
-          return null;
-        }
-        leadingZero |= part.length() > 1 && part.charAt(0) == '0';
-        fixed.append(i > 1 ? "." : "").append(value);
+    return m.matches() ? leadingZeros(text, m) : lenientForm(text);
+  }
+
+  /** Four dotted decimal parts: refused for a leading zero (octal to some tools), with the decimal form. */
+  private static String leadingZeros(String text, Matcher m) {
+    StringBuilder fixed = new StringBuilder();
+    boolean leadingZero = false;
+    for (int i = 1; i <= 4; i++) {
+      String part = m.group(i);
+      if (part.length() > 3 && part.replaceFirst("^0+", "").length() > 3) {
+        return null;
       }
-      String prefix = m.group(5);
-      if (prefix != null) {
-        String digits = prefix.substring(1);
-        leadingZero |= digits.length() > 1 && digits.charAt(0) == '0';
-        fixed.append('/').append(Integer.parseInt(digits.replaceFirst("^0+(?=.)", "")));
+      int value = Integer.parseInt(part.replaceFirst("^0+(?=.)", ""));
+      if (value > 255) {
+        return null;
       }
-      if (leadingZero) {
-        return "'" + text + "' has a leading zero, which some tools read as octal (010 is 8); did you mean "
-            + fixed + "?";
-      }
-      return null;
+      leadingZero |= part.length() > 1 && part.charAt(0) == '0';
+      fixed.append(i > 1 ? "." : "").append(value);
     }
+    String prefix = m.group(5);
+    if (prefix != null) {
+      String digits = prefix.substring(1);
+      leadingZero |= digits.length() > 1 && digits.charAt(0) == '0';
+      fixed.append('/').append(Integer.parseInt(digits.replaceFirst("^0+(?=.)", "")));
+    }
+    if (leadingZero) {
+      return "'" + text + "' has a leading zero, which some tools read as octal (010 is 8); did you mean "
+          + fixed + "?";
+    }
+    return null;
+  }
+
+  /** Text a lenient parser reads as an address (one number, fewer parts, a zone, another form): the fix. */
+  private static String lenientForm(String text) {
     IPAddress lenient;
     try {
       lenient = new IPAddressString(text).toAddress();

@@ -389,65 +389,81 @@ final class FreeRangeTree {
 
   private Node takeOne(Node node, boolean byRank, long hi, long lo) {
     if (node instanceof Inner inner) {
-      int i;
-      if (byRank) {
-        i = 0;
-        boolean narrow = root.countHi == 0; // every count fits in 64 bits: skip the high words
-        for (; i < inner.n - 1; i++) {
-          Node kid = inner.kids[i];
-          if (narrow ? Long.compareUnsigned(lo, kid.countLo) < 0
-              : U128.compare(hi, lo, kid.countHi, kid.countLo) < 0) {
-            break;
-          }
-          hi = U128.subHi(hi, lo, kid.countHi, kid.countLo);
-          lo -= kid.countLo;
-        }
-      } else {
-        i = inner.route(hi, lo);
-        if (i < 0) {
-          takeFailed = true;
-          return null;
-        }
-      }
-      Node sibling = takeOne(inner.kids[i], byRank, hi, lo);
-      return takeFailed ? null : afterChild(inner, i, sibling);
+      return takeInInner(inner, byRank, hi, lo);
     }
     Leaf leaf = (Leaf) node;
-    int j;
-    long xHi;
-    long xLo;
+    int j = byRank ? findRankInLeaf(leaf, hi, lo) : findValueInLeaf(leaf, hi, lo);
+    if (j < 0) {
+      takeFailed = true;
+      return null;
+    }
+    return takeFromRange(leaf, j, foundStartHi, foundStartLo);
+  }
+
+  /** Descends into the kid holding the rank (the rank made relative to it) or the value. */
+  private Node takeInInner(Inner inner, boolean byRank, long hi, long lo) {
+    int i;
     if (byRank) {
-      j = 0;
-      boolean narrow = root.countHi == 0;
-      for (; j < leaf.n - 1; j++) {
-        long zLo = leaf.endLo[j] - leaf.startLo[j] + 1;
-        if (narrow) {
-          if (Long.compareUnsigned(lo, zLo) < 0) {
-            break;
-          }
-          lo -= zLo;
-        } else {
-          long zHi = sizeHi(leaf.startHi(j), leaf.startLo[j], leaf.endHi(j), leaf.endLo[j]);
-          if (U128.compare(hi, lo, zHi, zLo) < 0) {
-            break;
-          }
-          hi = U128.subHi(hi, lo, zHi, zLo);
-          lo -= zLo;
+      i = 0;
+      boolean narrow = root.countHi == 0; // every count fits in 64 bits: skip the high words
+      for (; i < inner.n - 1; i++) {
+        Node kid = inner.kids[i];
+        if (narrow ? Long.compareUnsigned(lo, kid.countLo) < 0
+            : U128.compare(hi, lo, kid.countHi, kid.countLo) < 0) {
+          break;
         }
+        hi = U128.subHi(hi, lo, kid.countHi, kid.countLo);
+        lo -= kid.countLo;
       }
-      xHi = U128.addHi(leaf.startHi(j), leaf.startLo[j], hi, lo);
-      xLo = leaf.startLo[j] + lo;
     } else {
-      j = leafRoute(leaf, hi, lo);
-      if (j < 0 || U128.compare(leaf.endHi(j), leaf.endLo[j], hi, lo) < 0) {
+      i = inner.route(hi, lo);
+      if (i < 0) {
         takeFailed = true;
         return null;
       }
-      xHi = hi;
-      xLo = lo;
     }
-    foundStartHi = xHi;
-    foundStartLo = xLo;
+    Node sibling = takeOne(inner.kids[i], byRank, hi, lo);
+    return takeFailed ? null : afterChild(inner, i, sibling);
+  }
+
+  /** The leaf's range holding the rank-th free address, which goes to {@link #foundStartHi}/{@link #foundStartLo}. */
+  private int findRankInLeaf(Leaf leaf, long hi, long lo) {
+    int j = 0;
+    boolean narrow = root.countHi == 0;
+    for (; j < leaf.n - 1; j++) {
+      long zLo = leaf.endLo[j] - leaf.startLo[j] + 1;
+      if (narrow) {
+        if (Long.compareUnsigned(lo, zLo) < 0) {
+          break;
+        }
+        lo -= zLo;
+      } else {
+        long zHi = sizeHi(leaf.startHi(j), leaf.startLo[j], leaf.endHi(j), leaf.endLo[j]);
+        if (U128.compare(hi, lo, zHi, zLo) < 0) {
+          break;
+        }
+        hi = U128.subHi(hi, lo, zHi, zLo);
+        lo -= zLo;
+      }
+    }
+    foundStartHi = U128.addHi(leaf.startHi(j), leaf.startLo[j], hi, lo);
+    foundStartLo = leaf.startLo[j] + lo;
+    return j;
+  }
+
+  /** The leaf's range holding the value (then also in {@link #foundStartHi}/{@link #foundStartLo}), or -1. */
+  private int findValueInLeaf(Leaf leaf, long hi, long lo) {
+    int j = leafRoute(leaf, hi, lo);
+    if (j < 0 || U128.compare(leaf.endHi(j), leaf.endLo[j], hi, lo) < 0) {
+      return -1;
+    }
+    foundStartHi = hi;
+    foundStartLo = lo;
+    return j;
+  }
+
+  /** Takes x out of the leaf's range j: the range goes, shrinks at one end, or splits in two. */
+  private Node takeFromRange(Leaf leaf, int j, long xHi, long xLo) {
     long sHi = leaf.startHi(j);
     long sLo = leaf.startLo[j];
     long eHi = leaf.endHi(j);

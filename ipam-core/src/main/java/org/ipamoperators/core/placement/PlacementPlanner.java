@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -79,147 +81,183 @@ public final class PlacementPlanner {
    */
   public static PlacementPlan plan(Collection<NodeState> nodes, Collection<IpDemand> demands,
       PlacementOptions options) {
-    TreeMap<String, Slot> slots = new TreeMap<>();
-    for (NodeState n : nodes) {
-      if (slots.put(n.name(), new Slot(n)) != null) {
-        throw new IllegalArgumentException("node " + n.name() + " is listed twice");
-      }
+    Pass pass = new Pass(nodes, demands);
+    pass.keepHolders();
+    pass.evictOverCapacity();
+    pass.index();
+    pass.placePending();
+    if (options.rebalance()) {
+      rebalance(pass.byGroup, pass.wanted, pass.target, pass.whyMove, options.maxMoves());
     }
-    List<Unplaceable> unplaceable = new ArrayList<>();
-    Map<Ip, IpDemand> wanted = uniqueDemands(demands, unplaceable);
+    return pass.result();
+  }
 
-    // 1. Who hosts each address today; keep it on the first eligible holder of the right group.
-    Map<Ip, List<Slot>> holders = new HashMap<>();
-    for (Slot s : slots.values()) {
-      for (Ip ip : s.node.assigned()) {
-        holders.computeIfAbsent(ip, k -> new ArrayList<>()).add(s);
-      }
-    }
-    Map<Ip, Slot> origin = new HashMap<>();
-    Map<Ip, String> whyMove = new HashMap<>();
-    for (Map.Entry<Ip, List<Slot>> e : holders.entrySet()) {
-      Ip ip = e.getKey();
-      IpDemand d = wanted.get(ip);
-      if (d == null) {
-        continue;
-      }
-      Slot keeper = e.getValue().stream().filter(s -> s.accepts(d)).findFirst().orElse(null);
-      Slot from = keeper != null ? keeper : e.getValue().get(0);
-      origin.put(ip, from);
-      if (keeper != null) {
-        keeper.hosting.add(ip);
-      } else {
-        whyMove.put(ip, from.node.eligible() ? "node " + from.name() + " is not in group "
-            + d.group() : "node " + from.name() + " is not eligible");
-      }
-    }
+  /** What one {@link #plan} call knows, filled step by step. */
+  private static final class Pass {
+    final TreeMap<String, Slot> slots = new TreeMap<>();
+    final List<Unplaceable> unplaceable = new ArrayList<>();
+    final Map<Ip, IpDemand> wanted;
+    /** Who hosts each address today. */
+    final Map<Ip, List<Slot>> holders = new HashMap<>();
+    /** The node an address that moves comes from. */
+    final Map<Ip, Slot> origin = new HashMap<>();
+    final Map<Ip, String> whyMove = new HashMap<>();
+    final Set<Ip> overCapacity = new HashSet<>();
+    /** Eligible nodes by group, least loaded first. */
+    final Map<String, TreeSet<Slot>> byGroup = new HashMap<>();
+    final Map<String, Integer> eligibleInGroup = new HashMap<>();
+    /** The nodes each owner's addresses use. */
+    final Map<String, List<String>> ownerNodes = new HashMap<>();
+    final Map<Ip, Slot> target = new HashMap<>();
 
-    // 2. Capacity is never exceeded: the highest addresses of an over-full node must move.
-    java.util.Set<Ip> overCapacity = new java.util.HashSet<>();
-    for (Slot s : slots.values()) {
-      while (s.hosting.size() > s.node.capacity()) {
-        Ip ip = s.hosting.pollLast();
-        overCapacity.add(ip);
-        whyMove.put(ip, "node " + s.name() + " is over its capacity of " + s.node.capacity());
+    Pass(Collection<NodeState> nodes, Collection<IpDemand> demands) {
+      for (NodeState n : nodes) {
+        if (slots.put(n.name(), new Slot(n)) != null) {
+          throw new IllegalArgumentException("node " + n.name() + " is listed twice");
+        }
       }
-    }
-
-    // 3. Index eligible nodes by group, least loaded first, and owners by the nodes they use.
-    Map<String, TreeSet<Slot>> byGroup = new HashMap<>();
-    Map<String, Integer> eligibleInGroup = new HashMap<>();
-    for (Slot s : slots.values()) {
-      if (s.node.eligible()) {
-        for (String key : keysOf(s)) {
-          byGroup.computeIfAbsent(key, k -> new TreeSet<>(BY_LOAD)).add(s);
-          eligibleInGroup.merge(key, 1, Integer::sum);
+      wanted = uniqueDemands(demands, unplaceable);
+      for (Slot s : slots.values()) {
+        for (Ip ip : s.node.assigned()) {
+          holders.computeIfAbsent(ip, k -> new ArrayList<>()).add(s);
         }
       }
     }
-    Map<String, List<String>> ownerNodes = new HashMap<>();
-    Map<Ip, Slot> target = new HashMap<>();
-    for (Slot s : slots.values()) {
-      for (Ip ip : s.hosting) {
-        target.put(ip, s);
-        ownerNodes.computeIfAbsent(wanted.get(ip).owner(), k -> new ArrayList<>()).add(s.name());
+
+    /** 1. An address wanted stays on the first eligible holder of the right group. */
+    void keepHolders() {
+      for (Map.Entry<Ip, List<Slot>> e : holders.entrySet()) {
+        Ip ip = e.getKey();
+        IpDemand d = wanted.get(ip);
+        if (d == null) {
+          continue;
+        }
+        Slot keeper = e.getValue().stream().filter(s -> s.accepts(d)).findFirst().orElse(null);
+        Slot from = keeper != null ? keeper : e.getValue().get(0);
+        origin.put(ip, from);
+        if (keeper != null) {
+          keeper.hosting.add(ip);
+        } else {
+          whyMove.put(ip, from.node.eligible() ? "node " + from.name() + " is not in group "
+              + d.group() : "node " + from.name() + " is not eligible");
+        }
       }
     }
 
-    // 4. Place everything not kept, in a fixed order.
-    List<IpDemand> pending = new ArrayList<>();
-    for (IpDemand d : wanted.values()) {
-      if (!target.containsKey(d.address())) {
-        pending.add(d);
+    /** 2. Capacity is never exceeded: the highest addresses of an over-full node must move. */
+    void evictOverCapacity() {
+      for (Slot s : slots.values()) {
+        while (s.hosting.size() > s.node.capacity()) {
+          Ip ip = s.hosting.pollLast();
+          overCapacity.add(ip);
+          whyMove.put(ip, "node " + s.name() + " is over its capacity of " + s.node.capacity());
+        }
       }
     }
-    pending.sort(Comparator.comparing((IpDemand d) -> d.group() == null ? ANY : d.group())
-        .thenComparing(IpDemand::address));
-    for (IpDemand d : pending) {
+
+    /** 3. Eligible nodes by group, least loaded first, and owners by the nodes they use. */
+    void index() {
+      for (Slot s : slots.values()) {
+        if (s.node.eligible()) {
+          for (String key : keysOf(s)) {
+            byGroup.computeIfAbsent(key, k -> new TreeSet<>(BY_LOAD)).add(s);
+            eligibleInGroup.merge(key, 1, Integer::sum);
+          }
+        }
+      }
+      for (Slot s : slots.values()) {
+        for (Ip ip : s.hosting) {
+          target.put(ip, s);
+          ownerNodes.computeIfAbsent(wanted.get(ip).owner(), k -> new ArrayList<>()).add(s.name());
+        }
+      }
+    }
+
+    /** 4. Everything not kept, in a fixed order (group, then address). */
+    void placePending() {
+      List<IpDemand> pending = new ArrayList<>();
+      for (IpDemand d : wanted.values()) {
+        if (!target.containsKey(d.address())) {
+          pending.add(d);
+        }
+      }
+      pending.sort(Comparator.comparing((IpDemand d) -> d.group() == null ? ANY : d.group())
+          .thenComparing(IpDemand::address));
+      pending.forEach(this::place);
+    }
+
+    private void place(IpDemand d) {
       String key = d.group() == null ? ANY : d.group();
       TreeSet<Slot> candidates = byGroup.get(key);
       Slot chosen = candidates == null ? null : choose(candidates, ownerNodes.get(d.owner()));
       if (chosen == null) {
-        UnplaceableReason reason = candidates == null
-            ? UnplaceableReason.NO_ELIGIBLE_NODE_IN_GROUP : UnplaceableReason.ALL_NODES_AT_CAPACITY;
-        Slot from = origin.get(d.address());
-        boolean staysOnOrigin = from != null && !overCapacity.contains(d.address()) && from.hasRoom();
-        unplaceable.add(new Unplaceable(d.address(), d.owner(), d.group(), reason,
-            message(d, reason, eligibleInGroup.getOrDefault(key, 0))
-                + (staysOnOrigin ? "; it stays on " + from.name() + " for now" : "")));
-        if (staysOnOrigin) {
-          host(from, d, byGroup); // left where it is: moving it nowhere helps nobody
-          target.put(d.address(), from);
-        } else if (from != null) {
-          whyMove.put(d.address(), whyMove.get(d.address()) + " and no other node can take it");
-        }
-        continue;
+        notPlaced(d, key, candidates == null
+            ? UnplaceableReason.NO_ELIGIBLE_NODE_IN_GROUP : UnplaceableReason.ALL_NODES_AT_CAPACITY);
+        return;
       }
       host(chosen, d, byGroup);
       target.put(d.address(), chosen);
       ownerNodes.computeIfAbsent(d.owner(), k -> new ArrayList<>()).add(chosen.name());
     }
 
-    // 5. Optional, bounded rebalancing.
-    if (options.rebalance()) {
-      rebalance(byGroup, wanted, target, whyMove, options.maxMoves());
+    /** Reported with its reason; left where it is when its node has room, since moving it nowhere helps nobody. */
+    private void notPlaced(IpDemand d, String key, UnplaceableReason reason) {
+      Slot from = origin.get(d.address());
+      boolean staysOnOrigin = from != null && !overCapacity.contains(d.address()) && from.hasRoom();
+      unplaceable.add(new Unplaceable(d.address(), d.owner(), d.group(), reason,
+          message(d, reason, eligibleInGroup.getOrDefault(key, 0))
+              + (staysOnOrigin ? "; it stays on " + from.name() + " for now" : "")));
+      if (staysOnOrigin) {
+        host(from, d, byGroup);
+        target.put(d.address(), from);
+      } else if (from != null) {
+        whyMove.put(d.address(), whyMove.get(d.address()) + " and no other node can take it");
+      }
     }
 
-    // 6. The changes from today's state to the target.
-    List<Change> changes = new ArrayList<>();
-    for (Map.Entry<Ip, List<Slot>> e : holders.entrySet()) {
-      Ip ip = e.getKey();
-      Slot to = target.get(ip);
-      if (to == null) {
-        String why = wanted.containsKey(ip) ? whyMove.get(ip) : "no longer wanted";
-        e.getValue().forEach(s -> changes.add(new Change(Change.Kind.REMOVE, ip, s.name(), null, why)));
-        continue;
-      }
-      Slot from = e.getValue().contains(to) ? to : origin.get(ip);
-      if (from != to) {
-        changes.add(new Change(Change.Kind.MOVE, ip, from.name(), to.name(),
-            whyMove.getOrDefault(ip, "moved")));
-      }
-      for (Slot s : e.getValue()) {
-        if (s != from) {
-          changes.add(new Change(Change.Kind.REMOVE, ip, s.name(), null, "also hosted on " + to.name()));
+    /** 6. The changes from today's state to the target. */
+    List<Change> changes() {
+      List<Change> changes = new ArrayList<>();
+      for (Map.Entry<Ip, List<Slot>> e : holders.entrySet()) {
+        Ip ip = e.getKey();
+        Slot to = target.get(ip);
+        if (to == null) {
+          String why = wanted.containsKey(ip) ? whyMove.get(ip) : "no longer wanted";
+          e.getValue().forEach(s -> changes.add(new Change(Change.Kind.REMOVE, ip, s.name(), null, why)));
+          continue;
+        }
+        Slot from = e.getValue().contains(to) ? to : origin.get(ip);
+        if (from != to) {
+          changes.add(new Change(Change.Kind.MOVE, ip, from.name(), to.name(),
+              whyMove.getOrDefault(ip, "moved")));
+        }
+        for (Slot s : e.getValue()) {
+          if (s != from) {
+            changes.add(new Change(Change.Kind.REMOVE, ip, s.name(), null, "also hosted on " + to.name()));
+          }
         }
       }
-    }
-    for (IpDemand d : wanted.values()) {
-      Slot to = target.get(d.address());
-      if (to != null && !holders.containsKey(d.address())) {
-        changes.add(new Change(Change.Kind.PLACE, d.address(), null, to.name(), "not hosted yet"));
+      for (IpDemand d : wanted.values()) {
+        Slot to = target.get(d.address());
+        if (to != null && !holders.containsKey(d.address())) {
+          changes.add(new Change(Change.Kind.PLACE, d.address(), null, to.name(), "not hosted yet"));
+        }
       }
+      changes.sort(Comparator.comparing(Change::address).thenComparing(Change::kind)
+          .thenComparing(c -> Objects.toString(c.from(), "")));
+      return changes;
     }
-    changes.sort(Comparator.comparing(Change::address).thenComparing(Change::kind)
-        .thenComparing(c -> Objects.toString(c.from(), "")));
 
-    SortedMap<String, SortedSet<Ip>> assignments = new TreeMap<>();
-    for (Slot s : slots.values()) {
-      assignments.put(s.name(), java.util.Collections.unmodifiableSortedSet(s.hosting));
+    PlacementPlan result() {
+      List<Change> changes = changes();
+      SortedMap<String, SortedSet<Ip>> assignments = new TreeMap<>();
+      for (Slot s : slots.values()) {
+        assignments.put(s.name(), java.util.Collections.unmodifiableSortedSet(s.hosting));
+      }
+      unplaceable.sort(Comparator.comparing(Unplaceable::address).thenComparing(Unplaceable::owner));
+      return new PlacementPlan(java.util.Collections.unmodifiableSortedMap(assignments), changes,
+          unplaceable, headroom(slots));
     }
-    unplaceable.sort(Comparator.comparing(Unplaceable::address).thenComparing(Unplaceable::owner));
-    return new PlacementPlan(java.util.Collections.unmodifiableSortedMap(assignments), changes,
-        unplaceable, headroom(slots));
   }
 
   private static final Comparator<IpDemand> DEMAND_PRIORITY = Comparator.comparing(IpDemand::owner)

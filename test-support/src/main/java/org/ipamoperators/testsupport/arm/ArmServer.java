@@ -901,6 +901,50 @@ public final class ArmServer implements AutoCloseable {
     if (token.isPresent()) {
       return token.get();
     }
+    authenticate(method, rawPath, headers);
+    String path = URLDecoder.decode(rawPath, StandardCharsets.UTF_8);
+    List<String> seg = new ArrayList<>(List.of(path.replaceAll("^/+|/+$", "").split("/")));
+    List<String> low = seg.stream().map(s -> s.toLowerCase(Locale.ROOT)).toList();
+    synchronized (lock) {
+      faultOrThrottle(method, rawPath);
+      checkSubscriptionAndApi(seg, low, q);
+      // /subscriptions/S/providers/Microsoft.Network/locations/L/operations/ID
+      if (low.size() == 8 && "locations".equals(low.get(4)) && "operations".equals(low.get(6)) && "GET".equals(method)) {
+        checkRead(headers, null, "operation " + seg.get(7));
+        return operation(seg.get(7));
+      }
+      boolean inRg = low.size() > 3 && "resourcegroups".equals(low.get(2));
+      int p = inRg ? 4 : 2; // index of "providers"
+      if (low.size() <= p + 2 || !"providers".equals(low.get(p))) {
+        throw new ArmError(404, "InvalidResourceType", "unsupported path " + path);
+      }
+      String type = low.get(p + 2);
+      Call r = new Call(method, rawPath, q, headers, body, inRg ? seg.get(3) : null, seg.subList(p + 3,
+          seg.size()), low.subList(p + 3, low.size()));
+      if (!"GET".equals(method) && !("PUT".equals(method) && "networkinterfaces".equals(type) && r.rest().size() == 1)) {
+        throw new ArmError(405, "MethodNotAllowed", method + " is not served by the fake for " + path);
+      }
+      Answer answer = switch (type) {
+        case "virtualmachines" -> virtualMachines(r);
+        case "networkinterfaces" -> networkInterfaces(r);
+        case "virtualnetworks" -> virtualNetworks(r);
+        case "virtualmachinescalesets" -> scaleSetVm(r.rg(), r.rest(), r.restLow());
+        case "loadbalancers" -> loadBalancers(r);
+        default -> null;
+      };
+      if (answer == null) {
+        throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + method + " " + path);
+      }
+      return answer;
+    }
+  }
+
+  /** A request under {@code providers/<namespace>/<type>/}: {@code rest} is what follows the type (as sent, and lower case). */
+  private record Call(String method, String rawPath, Map<String, String> q, Map<String, String> headers,
+      String body, String rg, List<String> rest, List<String> restLow) {}
+
+  /** A bearer token is required; one of a denied kind gets 403. */
+  private void authenticate(String method, String rawPath, Map<String, String> headers) {
     String auth = headers.get("authorization");
     if (auth == null || !auth.startsWith("Bearer ") || auth.length() <= 7) {
       throw new ArmError(401, "AuthenticationFailed", "Authentication failed. The 'Authorization' header is missing.");
@@ -912,166 +956,158 @@ public final class ArmServer implements AutoCloseable {
             + "authorization to perform action '" + method + "' over scope '" + rawPath + "' or the scope is invalid.");
       }
     }
-    String path = URLDecoder.decode(rawPath, StandardCharsets.UTF_8);
-    List<String> seg = new ArrayList<>(List.of(path.replaceAll("^/+|/+$", "").split("/")));
-    List<String> low = seg.stream().map(s -> s.toLowerCase(Locale.ROOT)).toList();
-    synchronized (lock) {
-      for (Fault f : faults) {
-        if (f.matches(method, rawPath)) {
-          f.left()[0]--;
-          throw new ArmError(f.status(), f.code(), f.message(), f.detailCode(), f.retryAfter());
-        }
+  }
+
+  /** An injected fault that matches, or 429 when the subscription's read or write bucket is empty. */
+  private void faultOrThrottle(String method, String rawPath) {
+    for (Fault f : faults) {
+      if (f.matches(method, rawPath)) {
+        f.left()[0]--;
+        throw new ArmError(f.status(), f.code(), f.message(), f.detailCode(), f.retryAfter());
       }
-      boolean write = !"GET".equals(method);
-      TokenBucket bucket = write ? writes : reads;
-      if (!bucket.take()) {
-        throw new ArmError(429, "SubscriptionRequestsThrottled", "Number of " + (write ? "write" : "read")
-            + " requests for subscription '" + subscription + "' exceeded the limit. Please try again after '"
-            + bucket.retryAfter() + "' seconds.", null, bucket.retryAfter());
-      }
-      if (low.size() < 2 || !"subscriptions".equals(low.get(0)) || !low.get(1).equalsIgnoreCase(subscription)) {
-        throw new ArmError(404, "SubscriptionNotFound", "The subscription '" + (low.size() > 1 ? seg.get(1) : "")
-            + "' could not be found.");
-      }
-      String provider = low.contains("microsoft.compute") ? "compute" : "network";
-      String wanted = "compute".equals(provider) ? COMPUTE_API : NETWORK_API;
-      if (low.contains("virtualmachinescalesets") && low.contains("networkinterfaces")) {
-        provider = "network (scale-set NIC)";
-        wanted = SCALE_SET_NIC_API;
-      }
-      String api = q.get("api-version");
-      if (api == null) {
-        throw new ArmError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required.");
-      }
-      if (!api.equals(wanted)) {
-        throw new ArmError(400, "InvalidApiVersionParameter", "fake ARM server serves " + provider + " at api-version "
-            + wanted + " only, got " + api);
-      }
-      // /subscriptions/S/providers/Microsoft.Network/locations/L/operations/ID
-      if (low.size() == 8 && "locations".equals(low.get(4)) && "operations".equals(low.get(6)) && "GET".equals(method)) {
-        checkRead(headers, null, "operation " + seg.get(7));
-        return operation(seg.get(7));
-      }
-      boolean inRg = low.size() > 3 && "resourcegroups".equals(low.get(2));
-      int p = inRg ? 4 : 2; // index of "providers"
-      if (low.size() <= p + 2 || !"providers".equals(low.get(p))) {
-        throw new ArmError(404, "InvalidResourceType", "unsupported path " + path);
-      }
-      String rg = inRg ? seg.get(3) : null;
-      String type = low.get(p + 2);
-      List<String> rest = seg.subList(p + 3, seg.size());
-      List<String> restLow = low.subList(p + 3, low.size());
-      if (!"GET".equals(method) && !("PUT".equals(method) && "networkinterfaces".equals(type) && rest.size() == 1)) {
-        throw new ArmError(405, "MethodNotAllowed", method + " is not served by the fake for " + path);
-      }
-      switch (type) {
-        case "virtualmachines":
-          if (rest.isEmpty()) {
-            return page(vms.values().stream().filter(v -> rg == null || v.rg.equalsIgnoreCase(rg))
-                .map(this::vmJson).toList(), rawPath, q);
-          }
-          if (rest.size() == 1) {
-            Vm vm = vms.get(((inRg ? "/subscriptions/" + subscription + "/resourceGroups/" + rg
-                + "/providers/Microsoft.Compute/virtualMachines/" : "") + rest.get(0)).toLowerCase(Locale.ROOT));
-            if (vm == null) {
-              throw notFound("Microsoft.Compute/virtualMachines", rest.get(0), rg);
-            }
-            return Answer.ok(vmJson(vm));
-          }
-          break;
-        case "networkinterfaces":
-          if (rg != null && rest.size() >= 1) {
-            String key = ("/subscriptions/" + subscription + "/resourceGroups/" + rg
-                + "/providers/Microsoft.Network/networkInterfaces/" + rest.get(0)).toLowerCase(Locale.ROOT);
-            if ("PUT".equals(method)) {
-              return putNic(key, rg, rest.get(0), headers, body);
-            }
-            Nic nic = nics.get(key);
-            if (nic == null) {
-              throw notFound("Microsoft.Network/networkInterfaces", rest.get(0), rg);
-            }
-            if (rest.size() == 1) {
-              if (!checkRead(headers, nic.etag, "network interface " + nic.name)) {
-                return new Answer(304, null, Map.of("ETag", nic.etag));
-              }
-              advanceByResourcePoll(nic);
-              return new Answer(200, nicJson(nic), Map.of("ETag", nic.etag));
-            }
-            if (rest.size() >= 2 && "ipconfigurations".equals(restLow.get(1))) {
-              List<JsonNode> cfgs = nic.configs.stream().map(c -> (JsonNode) configJson(nic, c)).toList();
-              if (rest.size() == 2) {
-                ObjectNode out = F.objectNode();
-                out.putArray("value").addAll(cfgs);
-                return Answer.ok(out);
-              }
-              return Answer.ok(cfgs.stream().filter(c -> c.get("name").asText().equalsIgnoreCase(rest.get(2)))
-                  .findFirst().orElseThrow(() -> notFound("ipConfigurations", rest.get(2), rg)));
-            }
-          }
-          break;
-        case "virtualnetworks":
-          if (rest.isEmpty()) {
-            return page(vnets.values().stream().filter(v -> rg == null || v.rg.equalsIgnoreCase(rg))
-                .map(v -> vnetJson(v, false)).toList(), rawPath, q);
-          }
-          if (rg != null) {
-            Vnet v = vnets.get(("/subscriptions/" + subscription + "/resourceGroups/" + rg
-                + "/providers/Microsoft.Network/virtualNetworks/" + rest.get(0)).toLowerCase(Locale.ROOT));
-            if (v == null) {
-              throw notFound("Microsoft.Network/virtualNetworks", rest.get(0), rg);
-            }
-            String expand = q.getOrDefault("$expand", "");
-            if (rest.size() == 1) {
-              return Answer.ok(vnetJson(v, expand.equalsIgnoreCase("subnets/ipConfigurations")));
-            }
-            switch (restLow.get(1)) {
-              case "subnets":
-                if (rest.size() == 2) {
-                  ObjectNode out = F.objectNode();
-                  v.subnets.values().forEach(s -> out.withArray("value").add(subnetJson(s, false)));
-                  out.withArray("value");
-                  return Answer.ok(out);
-                }
-                Subnet s = v.subnets.get(restLow.get(2));
-                if (s == null) {
-                  throw notFound("subnets", rest.get(2), rg);
-                }
-                return Answer.ok(subnetJson(s, expand.equalsIgnoreCase("ipConfigurations")));
-              case "checkipaddressavailability":
-                return checkIp(v, q.get("ipaddress"));
-              case "usages":
-                return usages(v);
-              default:
-                break;
-            }
-          }
-          break;
-        case "virtualmachinescalesets":
-          return scaleSetVm(rg, rest, restLow);
-        case "loadbalancers":
-          if (rg != null && !rest.isEmpty()) {
-            Lb lb = lbs.get(("/subscriptions/" + subscription + "/resourceGroups/" + rg
-                + "/providers/Microsoft.Network/loadBalancers/" + rest.get(0)).toLowerCase(Locale.ROOT));
-            if (lb == null) {
-              throw notFound("Microsoft.Network/loadBalancers", rest.get(0), rg);
-            }
-            if (rest.size() == 1) {
-              return Answer.ok(lbJson(lb));
-            }
-            if (rest.size() == 3 && "backendaddresspools".equals(restLow.get(1))) {
-              String pool = lb.pools.get(restLow.get(2));
-              if (pool == null) {
-                throw notFound("backendAddressPools", rest.get(2), rg);
-              }
-              return Answer.ok(poolJson(lb, pool));
-            }
-          }
-          break;
-        default:
-          break;
-      }
-      throw new ArmError(404, "InvalidResourceType", "The fake ARM server does not serve " + method + " " + path);
     }
+    boolean write = !"GET".equals(method);
+    TokenBucket bucket = write ? writes : reads;
+    if (!bucket.take()) {
+      throw new ArmError(429, "SubscriptionRequestsThrottled", "Number of " + (write ? "write" : "read")
+          + " requests for subscription '" + subscription + "' exceeded the limit. Please try again after '"
+          + bucket.retryAfter() + "' seconds.", null, bucket.retryAfter());
+    }
+  }
+
+  /** This server's subscription, and the api-version of the provider the path names. */
+  private void checkSubscriptionAndApi(List<String> seg, List<String> low, Map<String, String> q) {
+    if (low.size() < 2 || !"subscriptions".equals(low.get(0)) || !low.get(1).equalsIgnoreCase(subscription)) {
+      throw new ArmError(404, "SubscriptionNotFound", "The subscription '" + (low.size() > 1 ? seg.get(1) : "")
+          + "' could not be found.");
+    }
+    String provider = low.contains("microsoft.compute") ? "compute" : "network";
+    String wanted = "compute".equals(provider) ? COMPUTE_API : NETWORK_API;
+    if (low.contains("virtualmachinescalesets") && low.contains("networkinterfaces")) {
+      provider = "network (scale-set NIC)";
+      wanted = SCALE_SET_NIC_API;
+    }
+    String api = q.get("api-version");
+    if (api == null) {
+      throw new ArmError(400, "MissingApiVersionParameter", "The api-version query parameter (?api-version=) is required.");
+    }
+    if (!api.equals(wanted)) {
+      throw new ArmError(400, "InvalidApiVersionParameter", "fake ARM server serves " + provider + " at api-version "
+          + wanted + " only, got " + api);
+    }
+  }
+
+  private String resourceKey(String rg, String type, String name) {
+    return ("/subscriptions/" + subscription + "/resourceGroups/" + rg + "/providers/" + type + "/" + name)
+        .toLowerCase(Locale.ROOT);
+  }
+
+  private Answer virtualMachines(Call r) {
+    if (r.rest().isEmpty()) {
+      return page(vms.values().stream().filter(v -> r.rg() == null || v.rg.equalsIgnoreCase(r.rg()))
+          .map(this::vmJson).toList(), r.rawPath(), r.q());
+    }
+    if (r.rest().size() == 1) {
+      Vm vm = vms.get(r.rg() != null ? resourceKey(r.rg(), "Microsoft.Compute/virtualMachines", r.rest().get(0))
+          : r.rest().get(0).toLowerCase(Locale.ROOT));
+      if (vm == null) {
+        throw notFound("Microsoft.Compute/virtualMachines", r.rest().get(0), r.rg());
+      }
+      return Answer.ok(vmJson(vm));
+    }
+    return null;
+  }
+
+  private Answer networkInterfaces(Call r) {
+    if (r.rg() == null || r.rest().isEmpty()) {
+      return null;
+    }
+    List<String> rest = r.rest();
+    String key = resourceKey(r.rg(), "Microsoft.Network/networkInterfaces", rest.get(0));
+    if ("PUT".equals(r.method())) {
+      return putNic(key, r.rg(), rest.get(0), r.headers(), r.body());
+    }
+    Nic nic = nics.get(key);
+    if (nic == null) {
+      throw notFound("Microsoft.Network/networkInterfaces", rest.get(0), r.rg());
+    }
+    if (rest.size() == 1) {
+      if (!checkRead(r.headers(), nic.etag, "network interface " + nic.name)) {
+        return new Answer(304, null, Map.of("ETag", nic.etag));
+      }
+      advanceByResourcePoll(nic);
+      return new Answer(200, nicJson(nic), Map.of("ETag", nic.etag));
+    }
+    if ("ipconfigurations".equals(r.restLow().get(1))) {
+      List<JsonNode> cfgs = nic.configs.stream().map(c -> (JsonNode) configJson(nic, c)).toList();
+      if (rest.size() == 2) {
+        ObjectNode out = F.objectNode();
+        out.putArray("value").addAll(cfgs);
+        return Answer.ok(out);
+      }
+      return Answer.ok(cfgs.stream().filter(c -> c.get("name").asText().equalsIgnoreCase(rest.get(2)))
+          .findFirst().orElseThrow(() -> notFound("ipConfigurations", rest.get(2), r.rg())));
+    }
+    return null;
+  }
+
+  private Answer virtualNetworks(Call r) {
+    if (r.rest().isEmpty()) {
+      return page(vnets.values().stream().filter(v -> r.rg() == null || v.rg.equalsIgnoreCase(r.rg()))
+          .map(v -> vnetJson(v, false)).toList(), r.rawPath(), r.q());
+    }
+    if (r.rg() == null) {
+      return null;
+    }
+    Vnet v = vnets.get(resourceKey(r.rg(), "Microsoft.Network/virtualNetworks", r.rest().get(0)));
+    if (v == null) {
+      throw notFound("Microsoft.Network/virtualNetworks", r.rest().get(0), r.rg());
+    }
+    String expand = r.q().getOrDefault("$expand", "");
+    if (r.rest().size() == 1) {
+      return Answer.ok(vnetJson(v, expand.equalsIgnoreCase("subnets/ipConfigurations")));
+    }
+    switch (r.restLow().get(1)) {
+      case "subnets":
+        if (r.rest().size() == 2) {
+          ObjectNode out = F.objectNode();
+          v.subnets.values().forEach(s -> out.withArray("value").add(subnetJson(s, false)));
+          out.withArray("value");
+          return Answer.ok(out);
+        }
+        Subnet s = v.subnets.get(r.restLow().get(2));
+        if (s == null) {
+          throw notFound("subnets", r.rest().get(2), r.rg());
+        }
+        return Answer.ok(subnetJson(s, expand.equalsIgnoreCase("ipConfigurations")));
+      case "checkipaddressavailability":
+        return checkIp(v, r.q().get("ipaddress"));
+      case "usages":
+        return usages(v);
+      default:
+        return null;
+    }
+  }
+
+  private Answer loadBalancers(Call r) {
+    if (r.rg() == null || r.rest().isEmpty()) {
+      return null;
+    }
+    Lb lb = lbs.get(resourceKey(r.rg(), "Microsoft.Network/loadBalancers", r.rest().get(0)));
+    if (lb == null) {
+      throw notFound("Microsoft.Network/loadBalancers", r.rest().get(0), r.rg());
+    }
+    if (r.rest().size() == 1) {
+      return Answer.ok(lbJson(lb));
+    }
+    if (r.rest().size() == 3 && "backendaddresspools".equals(r.restLow().get(1))) {
+      String pool = lb.pools.get(r.restLow().get(2));
+      if (pool == null) {
+        throw notFound("backendAddressPools", r.rest().get(2), r.rg());
+      }
+      return Answer.ok(poolJson(lb, pool));
+    }
+    return null;
   }
 
   /**
@@ -1453,6 +1489,31 @@ public final class ArmServer implements AutoCloseable {
   // ---------------------------------------------------------------- NIC PUT
 
   private Answer putNic(String key, String rg, String name, Map<String, String> headers, String body) {
+    JsonNode in = nicBody(body);
+    Nic nic = nics.get(key);
+    checkNicPreconditions(nic, name, headers);
+    boolean create = nic == null;
+    Nic target = create ? new Nic(rg, name) : nic;
+    String nicId = target.id();
+    List<ObjectNode> next = configsFromBody(in, nicId);
+    checkPrimary(create ? null : target, next, nicId);
+    Map<String, String> taken = new HashMap<>(); // ip -> config id within this body
+    for (ObjectNode c : next) {
+      resolveConfig(c, target, create, next, taken);
+    }
+    if (next.stream().anyMatch(c -> "IPv6".equals(c.path("properties").path("privateIPAddressVersion").asText())
+        && c.path("properties").path("primary").asBoolean())) {
+      throw new ArmError(400, "IPv6IpConfigurationCannotBePrimary", "the primary IP configuration of " + nicId
+          + " must be IPv4.");
+    }
+    String nsg = in.get("properties").path("networkSecurityGroup").path("id").asText(null);
+    if (nsg != null && !nsgs.containsKey(nsg.toLowerCase(Locale.ROOT))) {
+      throw referenceNotFound(nsg, nicId);
+    }
+    return acceptNicPut(key, target, create, in, next, taken.keySet());
+  }
+
+  private static JsonNode nicBody(String body) {
     JsonNode in;
     try {
       in = JSON.readTree(body);
@@ -1462,7 +1523,11 @@ public final class ArmServer implements AutoCloseable {
     if (in == null || !in.isObject() || !in.path("properties").path("ipConfigurations").isArray()) {
       throw new ArmError(400, "InvalidRequestFormat", "Cannot parse the request.");
     }
-    Nic nic = nics.get(key);
+    return in;
+  }
+
+  /** If-Match, If-None-Match and an operation still running on the NIC. */
+  private void checkNicPreconditions(Nic nic, String name, Map<String, String> headers) {
     String ifMatch = headers.get("if-match");
     String ifNoneMatch = headers.get("if-none-match");
     if (ifMatch != null && enforceIfMatch && (nic == null ? true : !"*".equals(ifMatch) && !ifMatch.equals(nic.etag))) {
@@ -1476,9 +1541,10 @@ public final class ArmServer implements AutoCloseable {
       throw new ArmError(409, "AnotherOperationInProgress", "Another operation on this or dependent resource is in "
           + "progress. To retrieve status of the operation use uri: " + operationUrl(nic.runningOperation) + ".");
     }
-    boolean create = nic == null;
-    Nic target = create ? new Nic(rg, name) : nic;
-    String nicId = target.id();
+  }
+
+  /** The body's ipConfigurations as they will be stored: named, unique, with Azure's defaults, read-only fields dropped. */
+  private static List<ObjectNode> configsFromBody(JsonNode in, String nicId) {
     List<ObjectNode> next = new ArrayList<>();
     java.util.Set<String> names = new java.util.HashSet<>();
     for (JsonNode c : in.path("properties").path("ipConfigurations")) {
@@ -1505,8 +1571,13 @@ public final class ArmServer implements AutoCloseable {
       throw new ArmError(400, "NetworkInterfaceMustHaveAtLeastOneIpConfiguration", "Network interface " + nicId
           + " must have at least one IP configuration.");
     }
-    if (!create) {
-      ObjectNode oldPrimary = target.configs.stream().filter(c -> c.path("properties").path("primary").asBoolean())
+    return next;
+  }
+
+  /** Exactly one primary (a lone configuration is it), the existing primary kept, and the NIC's limit. */
+  private void checkPrimary(Nic existing, List<ObjectNode> next, String nicId) {
+    if (existing != null) {
+      ObjectNode oldPrimary = existing.configs.stream().filter(c -> c.path("properties").path("primary").asBoolean())
           .findFirst().orElse(null);
       if (oldPrimary != null && next.stream().noneMatch(c -> c.get("name").asText()
           .equalsIgnoreCase(oldPrimary.get("name").asText()) && c.path("properties").path("primary").asBoolean())) {
@@ -1530,109 +1601,117 @@ public final class ArmServer implements AutoCloseable {
       throw new ArmError(400, NIC_LIMIT_CODE, "Network interface " + nicId + " has " + next.size()
           + " IP configurations; the limit is " + nicLimit + " (the fake's code: Azure's is not documented).");
     }
-    // references, addresses
-    Map<String, String> taken = new HashMap<>(); // ip -> config id within this body
-    for (ObjectNode c : next) {
-      ObjectNode props = (ObjectNode) c.get("properties");
-      String cfgId = nicId + "/ipConfigurations/" + c.get("name").asText();
-      String subnetId = props.path("subnet").path("id").asText(null);
-      Subnet s = subnetId == null ? null : subnet(subnetId).orElse(null);
-      if (s == null) {
-        throw new ArmError(400, "InvalidResourceReference", "Resource " + subnetId + " referenced by resource " + nicId
-            + " was not found. Please make sure that the referenced resource exists, and that both resources are in"
-            + " the same region.");
-      }
-      props.putObject("subnet").put("id", s.id()); // canonical casing
-      ArrayNode pools = F.arrayNode();
-      for (JsonNode p : props.path("loadBalancerBackendAddressPools")) {
-        String poolId = p.path("id").asText("");
-        Optional<String[]> lbPool = pool(poolId);
-        if (lbPool.isEmpty()) {
-          throw new ArmError(400, "InvalidResourceReference", "Resource " + poolId + " referenced by resource " + nicId
-              + " was not found. Please make sure that the referenced resource exists, and that both resources are"
-              + " in the same region.");
-        }
-        Lb lb = lbs.get(lbPool.get()[0]);
-        if (!props.path("primary").asBoolean() && lb.outbound.contains(lbPool.get()[1].toLowerCase(Locale.ROOT))) {
-          throw new ArmError(400, "OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs",
-              "OutboundRule " + lb.id() + "/outboundRules/outbound-rule-v4 cannot be used with Backend Address Pool "
-              + lb.id() + "/backendAddressPools/" + lbPool.get()[1] + " that contains Secondary IPConfig " + cfgId);
-        }
-        pools.addObject().put("id", lb.id() + "/backendAddressPools/" + lbPool.get()[1]);
-      }
-      if (props.has("loadBalancerBackendAddressPools")) {
-        props.set("loadBalancerBackendAddressPools", pools);
-      }
-      boolean v6 = "IPv6".equalsIgnoreCase(props.path("privateIPAddressVersion").asText());
-      props.put("privateIPAddressVersion", v6 ? "IPv6" : "IPv4");
-      String method = props.path("privateIPAllocationMethod").asText("Dynamic");
-      String ip = props.path("privateIPAddress").asText(null);
+  }
+
+  private static ArmError referenceNotFound(String id, String nicId) {
+    return new ArmError(400, "InvalidResourceReference", "Resource " + id + " referenced by resource " + nicId
+        + " was not found. Please make sure that the referenced resource exists, and that both resources are in"
+        + " the same region.");
+  }
+
+  /** One configuration's references (subnet, backend pools) and address, as Azure checks and stores them. */
+  private void resolveConfig(ObjectNode c, Nic target, boolean create, List<ObjectNode> next, Map<String, String> taken) {
+    ObjectNode props = (ObjectNode) c.get("properties");
+    String nicId = target.id();
+    String cfgId = nicId + "/ipConfigurations/" + c.get("name").asText();
+    String subnetId = props.path("subnet").path("id").asText(null);
+    Subnet s = subnetId == null ? null : subnet(subnetId).orElse(null);
+    if (s == null) {
+      throw referenceNotFound(subnetId, nicId);
+    }
+    props.putObject("subnet").put("id", s.id()); // canonical casing
+    resolvePools(props, nicId, cfgId);
+    boolean v6 = "IPv6".equalsIgnoreCase(props.path("privateIPAddressVersion").asText());
+    props.put("privateIPAddressVersion", v6 ? "IPv6" : "IPv4");
+    String method = props.path("privateIPAllocationMethod").asText("Dynamic");
+    String ip;
+    if ("Dynamic".equalsIgnoreCase(method)) {
       ObjectNode existing = create ? null : target.configs.stream().filter(x -> x.get("name").asText()
           .equalsIgnoreCase(c.get("name").asText())).findFirst().orElse(null);
-      if ("Dynamic".equalsIgnoreCase(method)) {
-        String had = existing == null ? null : existing.path("properties").path("privateIPAddress").asText(null);
-        if (had != null && s.prefixFor(had).isPresent()) {
-          ip = had; // a dynamic address stays while its config does
-        } else {
-          ip = nextFree(s, !v6, target, next).orElseThrow(() -> new ArmError(400, "SubnetIsFull", "Subnet " + s.name
-              + " with address prefix " + s.prefixes.get(0).text() + " does not have enough capacity for 1 IP addresses."));
-        }
-        props.put("privateIPAddress", ip);
-        props.put("privateIPAllocationMethod", "Dynamic");
+      String had = existing == null ? null : existing.path("properties").path("privateIPAddress").asText(null);
+      if (had != null && s.prefixFor(had).isPresent()) {
+        ip = had; // a dynamic address stays while its config does
       } else {
-        if (ip == null || !Cidr.isAddress(ip)) {
-          throw new ArmError(400, "InvalidRequestFormat", "Cannot parse the request: privateIPAddress '" + ip + "'.");
-        }
-        if (ip.contains(":") != v6) {
-          throw new ArmError(400, "PrivateIPAddressVersionMismatch", "IP configuration " + cfgId + " has address " + ip
-              + " of the wrong version.");
-        }
-        Optional<Cidr> prefix = s.prefixFor(ip);
-        if (prefix.isEmpty()) {
-          throw new ArmError(400, "PrivateIPAddressNotInSubnet", "IP configuration " + cfgId + " uses the private IP "
-              + "address " + ip + " which is outside of the subnet range " + s.id() + ".");
-        }
-        if (prefix.get().reserved(ip)) {
-          throw new ArmError(400, "PrivateIPAddressInReservedRange", "IP configuration " + cfgId + " uses the private "
-              + "IP address " + ip + " which is in a reserved range (includes an address range required by Azure).");
-        }
-        String canonical = Cidr.toText(Cidr.toNumber(ip), !v6);
-        Optional<String> holder = holderOf(canonical, target);
-        if (holder.isEmpty() && taken.containsKey(canonical)) {
-          holder = Optional.of(taken.get(canonical));
-        }
-        if (holder.isPresent()) {
-          throw new ArmError(400, "PrivateIPAddressIsAllocated", "IP configuration " + cfgId + " is using the private IP "
-              + "address " + canonical + " which is already allocated to resource " + holder.get() + ".");
-        }
-        boolean hadIt = !create && target.configs.stream().anyMatch(x -> canonical.equals(
-            x.path("properties").path("privateIPAddress").asText()));
-        if (!hadIt && quarantined(canonical)) {
-          throw new ArmError(400, "PrivateIPAddressIsAllocated", "IP configuration " + cfgId + " is using the private IP "
-              + "address " + canonical + " which is already allocated to resource (being cleaned up).");
-        }
-        props.put("privateIPAddress", canonical);
-        props.put("privateIPAllocationMethod", "Static");
-        ip = canonical;
+        ip = nextFree(s, !v6, target, next).orElseThrow(() -> new ArmError(400, "SubnetIsFull", "Subnet " + s.name
+            + " with address prefix " + s.prefixes.get(0).text() + " does not have enough capacity for 1 IP addresses."));
       }
-      taken.put(ip, cfgId);
+      props.put("privateIPAddress", ip);
+      props.put("privateIPAllocationMethod", "Dynamic");
+    } else {
+      ip = staticAddress(props.path("privateIPAddress").asText(null), v6, s, cfgId, target, create, taken);
+      props.put("privateIPAddress", ip);
+      props.put("privateIPAllocationMethod", "Static");
     }
-    if (next.stream().anyMatch(c -> "IPv6".equals(c.path("properties").path("privateIPAddressVersion").asText())
-        && c.path("properties").path("primary").asBoolean())) {
-      throw new ArmError(400, "IPv6IpConfigurationCannotBePrimary", "the primary IP configuration of " + nicId
-          + " must be IPv4.");
+    taken.put(ip, cfgId);
+  }
+
+  /** The backend pools must exist, and a secondary configuration cannot be in a pool an outbound rule uses. */
+  private void resolvePools(ObjectNode props, String nicId, String cfgId) {
+    ArrayNode pools = F.arrayNode();
+    for (JsonNode p : props.path("loadBalancerBackendAddressPools")) {
+      String poolId = p.path("id").asText("");
+      Optional<String[]> lbPool = pool(poolId);
+      if (lbPool.isEmpty()) {
+        throw referenceNotFound(poolId, nicId);
+      }
+      Lb lb = lbs.get(lbPool.get()[0]);
+      if (!props.path("primary").asBoolean() && lb.outbound.contains(lbPool.get()[1].toLowerCase(Locale.ROOT))) {
+        throw new ArmError(400, "OutboundRuleCannotBeUsedWithBackendAddressPoolThatIsReferencedBySecondaryIpConfigs",
+            "OutboundRule " + lb.id() + "/outboundRules/outbound-rule-v4 cannot be used with Backend Address Pool "
+            + lb.id() + "/backendAddressPools/" + lbPool.get()[1] + " that contains Secondary IPConfig " + cfgId);
+      }
+      pools.addObject().put("id", lb.id() + "/backendAddressPools/" + lbPool.get()[1]);
     }
-    ObjectNode inProps = (ObjectNode) in.get("properties");
-    String nsg = inProps.path("networkSecurityGroup").path("id").asText(null);
-    if (nsg != null && !nsgs.containsKey(nsg.toLowerCase(Locale.ROOT))) {
-      throw new ArmError(400, "InvalidResourceReference", "Resource " + nsg + " referenced by resource " + nicId
-          + " was not found. Please make sure that the referenced resource exists, and that both resources are in"
-          + " the same region.");
+    if (props.has("loadBalancerBackendAddressPools")) {
+      props.set("loadBalancerBackendAddressPools", pools);
     }
-    // accepted
+  }
+
+  /** A static address, canonical: of the right version, in the subnet, not reserved, held by nobody else. */
+  private String staticAddress(String ip, boolean v6, Subnet s, String cfgId, Nic target, boolean create,
+      Map<String, String> taken) {
+    if (ip == null || !Cidr.isAddress(ip)) {
+      throw new ArmError(400, "InvalidRequestFormat", "Cannot parse the request: privateIPAddress '" + ip + "'.");
+    }
+    if (ip.contains(":") != v6) {
+      throw new ArmError(400, "PrivateIPAddressVersionMismatch", "IP configuration " + cfgId + " has address " + ip
+          + " of the wrong version.");
+    }
+    Optional<Cidr> prefix = s.prefixFor(ip);
+    if (prefix.isEmpty()) {
+      throw new ArmError(400, "PrivateIPAddressNotInSubnet", "IP configuration " + cfgId + " uses the private IP "
+          + "address " + ip + " which is outside of the subnet range " + s.id() + ".");
+    }
+    if (prefix.get().reserved(ip)) {
+      throw new ArmError(400, "PrivateIPAddressInReservedRange", "IP configuration " + cfgId + " uses the private "
+          + "IP address " + ip + " which is in a reserved range (includes an address range required by Azure).");
+    }
+    String canonical = Cidr.toText(Cidr.toNumber(ip), !v6);
+    Optional<String> holder = holderOf(canonical, target);
+    if (holder.isEmpty() && taken.containsKey(canonical)) {
+      holder = Optional.of(taken.get(canonical));
+    }
+    if (holder.isPresent()) {
+      throw new ArmError(400, "PrivateIPAddressIsAllocated", "IP configuration " + cfgId + " is using the private IP "
+          + "address " + canonical + " which is already allocated to resource " + holder.get() + ".");
+    }
+    boolean hadIt = !create && target.configs.stream().anyMatch(x -> canonical.equals(
+        x.path("properties").path("privateIPAddress").asText()));
+    if (!hadIt && quarantined(canonical)) {
+      throw new ArmError(400, "PrivateIPAddressIsAllocated", "IP configuration " + cfgId + " is using the private IP "
+          + "address " + canonical + " which is already allocated to resource (being cleaned up).");
+    }
+    return canonical;
+  }
+
+  /**
+   * The PUT is accepted: released addresses are quarantined, the body stored, and a long-running
+   * operation started (finished at once, or left running for the polls, as the put mode says).
+   */
+  private Answer acceptNicPut(String key, Nic target, boolean create, JsonNode in, List<ObjectNode> next,
+      java.util.Set<String> kept) {
     List<ObjectNode> before = target.configs;
     if (!create) {
-      java.util.Set<String> kept = new java.util.HashSet<>(taken.keySet());
       for (ObjectNode c : before) {
         String ip = c.path("properties").path("privateIPAddress").asText();
         if (!kept.contains(ip)) {
@@ -1641,7 +1720,7 @@ public final class ArmServer implements AutoCloseable {
       }
     }
     target.configs = next;
-    nicSettingsFromBody(target, inProps, in);
+    nicSettingsFromBody(target, (ObjectNode) in.get("properties"), in);
     target.etag = newEtag();
     if (create) {
       nics.put(key, target);

@@ -237,36 +237,41 @@ public final class ApiFaultProxy implements AutoCloseable {
         ex.close();
         return;
       }
-      if (draw(Fault.WATCH_CUT)) {
-        // The watch ends mid-stream, as when a load balancer or the apiserver drops it, idle or not.
-        cutter.schedule(() -> {
-          try {
-            in.close();
-          } catch (IOException ignored) {
-            // already closed
-          }
-        }, 500 + drawInt(5000), java.util.concurrent.TimeUnit.MILLISECONDS);
-      }
-      ex.sendResponseHeaders(resp.statusCode(), 0);
-      OutputStream out = ex.getResponseBody();
-      byte[] buf = new byte[8192];
-      int n;
-      openWatches.add(in);
-      try {
-        while ((n = in.read(buf)) >= 0) {
-          if (watchesSilenced) {
-            continue; // events (and bookmarks) dropped: the client hears nothing
-          }
-          out.write(buf, 0, n);
-          out.flush();
-        }
-      } catch (IOException cut) {
-        // cut by the schedule above, by the end of a silence, or the client went away
-      } finally {
-        openWatches.remove(in);
-      }
-      ex.close();
+      streamWatch(ex, resp.statusCode(), in);
     }
+  }
+
+  /** A watch's events as they come, cut at a drawn moment (a watch cut) and dropped while watches are silenced. */
+  private void streamWatch(HttpExchange ex, int status, InputStream in) throws IOException {
+    if (draw(Fault.WATCH_CUT)) {
+      // The watch ends mid-stream, as when a load balancer or the apiserver drops it, idle or not.
+      cutter.schedule(() -> {
+        try {
+          in.close();
+        } catch (IOException ignored) {
+          // already closed
+        }
+      }, 500 + drawInt(5000), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+    ex.sendResponseHeaders(status, 0);
+    OutputStream out = ex.getResponseBody();
+    byte[] buf = new byte[8192];
+    int n;
+    openWatches.add(in);
+    try {
+      while ((n = in.read(buf)) >= 0) {
+        if (watchesSilenced) {
+          continue; // events (and bookmarks) dropped: the client hears nothing
+        }
+        out.write(buf, 0, n);
+        out.flush();
+      }
+    } catch (IOException cut) {
+      // cut by the schedule above, by the end of a silence, or the client went away
+    } finally {
+      openWatches.remove(in);
+    }
+    ex.close();
   }
 
   private static void status(HttpExchange ex, int code, String reason, String message) throws IOException {

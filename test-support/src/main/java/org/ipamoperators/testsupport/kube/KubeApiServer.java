@@ -73,7 +73,7 @@ public final class KubeApiServer {
   /**
    * Starts etcd and kube-apiserver, again in a fresh directory when kube-api-test gave up before its own timeout.
    * Its readiness wait compares {@code LocalTime}s, so a wait that begins less than the timeout before midnight
-   * ends at once with "did not start properly" (seen in CI at 23:58): retrying until the clock has passed
+   * ends at once with "did not start properly" (a start at 23:58, say): retrying until the clock has passed
    * midnight is the way past it. A real timeout is not retried.
    */
   private static Started startWithRetry(Path binDir, String version, boolean restartable) {

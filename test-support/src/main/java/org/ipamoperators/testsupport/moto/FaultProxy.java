@@ -141,17 +141,7 @@ public final class FaultProxy implements AutoCloseable {
       byte[] body = ex.getRequestBody().readAllBytes();
       String form = new String(body, StandardCharsets.UTF_8);
       String action = action(form);
-      Fault fault = null;
-      synchronized (rules) {
-        for (Rule r : rules) {
-          if (r.action().equals(action) && (r.bodyContains() == null || form.contains(r.bodyContains()))
-              && r.left().get() > 0) {
-            r.left().decrementAndGet();
-            fault = r.fault();
-            break;
-          }
-        }
-      }
+      Fault fault = ruleFault(action, form);
       if (fault == null) {
         fault = drawChaos();
       }
@@ -165,37 +155,62 @@ public final class FaultProxy implements AutoCloseable {
       }
       if (fault != null && fault != Fault.LOST_ANSWER) {
         counted(action, fault);
-        byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error><Code>" + fault.code
-            + "</Code><Message>" + fault.message + "</Message></Error></Errors><RequestID>fault-proxy</RequestID>"
-            + "</Response>").getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().add("Content-Type", "text/xml");
-        ex.sendResponseHeaders(fault.status, xml.length);
-        ex.getResponseBody().write(xml);
+        sendError(ex, fault);
         return;
       }
-      forwarded.add(action);
-      HttpRequest.Builder b = HttpRequest.newBuilder(target.resolve(ex.getRequestURI().toString()))
-          .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
-      ex.getRequestHeaders().forEach((k, vs) -> {
-        if (!RESTRICTED.contains(k.toLowerCase())) {
-          vs.forEach(v -> b.header(k, v));
-        }
-      });
-      HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-      if (fault == Fault.LOST_ANSWER) {
-        counted(action, fault);
-        return; // EC2 did it; the answer never reaches the client
-      }
-      r.headers().map().forEach((k, vs) -> {
-        if (!RESTRICTED.contains(k.toLowerCase()) && !k.startsWith(":")) {
-          vs.forEach(v -> ex.getResponseHeaders().add(k, v));
-        }
-      });
-      ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
-      ex.getResponseBody().write(r.body());
+      forward(ex, body, action, fault == Fault.LOST_ANSWER);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** The fault of the first rule left for this action (and body), used up by one. */
+  private Fault ruleFault(String action, String form) {
+    synchronized (rules) {
+      for (Rule r : rules) {
+        if (r.action().equals(action) && (r.bodyContains() == null || form.contains(r.bodyContains()))
+            && r.left().get() > 0) {
+          r.left().decrementAndGet();
+          return r.fault();
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The fault as EC2 answers an error: its status and XML. */
+  private static void sendError(HttpExchange ex, Fault fault) throws IOException {
+    byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error><Code>" + fault.code
+        + "</Code><Message>" + fault.message + "</Message></Error></Errors><RequestID>fault-proxy</RequestID>"
+        + "</Response>").getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().add("Content-Type", "text/xml");
+    ex.sendResponseHeaders(fault.status, xml.length);
+    ex.getResponseBody().write(xml);
+  }
+
+  /** Passes the call on to moto and its answer back, or drops the answer when {@code loseAnswer}. */
+  private void forward(HttpExchange ex, byte[] body, String action, boolean loseAnswer)
+      throws IOException, InterruptedException {
+    forwarded.add(action);
+    HttpRequest.Builder b = HttpRequest.newBuilder(target.resolve(ex.getRequestURI().toString()))
+        .method(ex.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
+    ex.getRequestHeaders().forEach((k, vs) -> {
+      if (!RESTRICTED.contains(k.toLowerCase())) {
+        vs.forEach(v -> b.header(k, v));
+      }
+    });
+    HttpResponse<byte[]> r = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
+    if (loseAnswer) {
+      counted(action, Fault.LOST_ANSWER);
+      return; // EC2 did it; the answer never reaches the client
+    }
+    r.headers().map().forEach((k, vs) -> {
+      if (!RESTRICTED.contains(k.toLowerCase()) && !k.startsWith(":")) {
+        vs.forEach(v -> ex.getResponseHeaders().add(k, v));
+      }
+    });
+    ex.sendResponseHeaders(r.statusCode(), r.body().length == 0 ? -1 : r.body().length);
+    ex.getResponseBody().write(r.body());
   }
 
   private void counted(String action, Fault fault) {

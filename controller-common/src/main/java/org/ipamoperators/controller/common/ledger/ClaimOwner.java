@@ -9,14 +9,14 @@ import io.fabric8.generator.annotation.Required;
  * audit; identity is controller, kind, namespace and name, so a claim survives its owner being
  * re-created under the same name (the same address comes back, as users expect).
  *
- * <p>Decided on purpose (issue 13): a new object with an old object's name adopts the old object's
+ * <p>A new object with an old object's name adopts the old object's
  * claims. That never gives one address two live holders: the API server lets only one object of a
  * kind, namespace and name exist at a time (a terminating one keeps the name until it is gone), and
  * the controllers release an owner's claims before its finalizer goes; a claim left behind (the
  * finalizer removed by hand, a controller not running) goes to the next object of that name rather
  * than being lost. Tested in ClusterLedgerIT and ClusterIdLedgerIT.
  *
- * <p>controller-vip is the exception: its Services carry no finalizer (issue 12), so a Service may
+ * <p>controller-vip is the exception: its Services carry no finalizer, so a Service may
  * be re-created under its name before the old one's claim is released. There a Service is also
  * its uid ({@code org.ipamoperators.vip.plan.ServiceOwners}): the new one gets a claim of its own,
  * the old claim goes with the old Service's delete event or the orphan sweep.

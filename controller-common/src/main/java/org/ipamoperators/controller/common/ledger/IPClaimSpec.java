@@ -11,7 +11,7 @@ import io.fabric8.generator.annotation.ValidationRule;
  * deleting it, never rewritten, so two writers can never both believe they hold an address. The
  * address must look like an IPv4 dotted quad or an IPv6 address (the API server refuses anything
  * else), so a hand-made claim cannot carry text that readers then fail to parse; readers still skip
- * claims whose address does not parse (claims created before this rule).
+ * claims whose address does not parse (one stored under a CRD without this pattern).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "self == oldSelf", message = "an IPClaim cannot be changed; delete it and claim again")
