@@ -24,7 +24,11 @@ public final class EgressOperatorMain {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     EgressIPControllers.register(operator, client, registry);
     operator.start();
-    System.out.println("started");
+    // JVM start to caches synced: wall time and this process's CPU time (user + system, all threads).
+    long cpuNanos = ((com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    System.out.printf("started: caches synced %d ms after the JVM started, %.2f CPU s%n",
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime(), cpuNanos / 1e9);
     while (System.in.read() >= 0) {
       // until the benchmark closes our input
     }

@@ -44,7 +44,9 @@ import org.junit.jupiter.api.Test;
  * eval "$(bash scripts/test-env.sh)"
  * mvn -B -pl controller-egressip -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dit.test=EgressScaleBenchmark [-Dipam.scale.namespaces=10000] [-Dipam.scale.jvm="..."]
- *     [-Dipam.scale.network=ovn]
+ *     [-Dipam.scale.network=ovn] [-Dipam.scale.javaHome=<the operator JVM's home, default this one>]
+ *     [-Dipam.scale.jarDir=<dir: run the operator from jars only, stable across builds, as CDS needs>]
+ *     [-Dipam.scale.classpathAppend=<jars added to the operator's class path, e.g. a JCE provider>]
  * </pre>
  *
  * <p>{@code -Dipam.scale.network=ovn}: the cluster serves OVN-Kubernetes' EgressIP API instead of OpenShift
@@ -124,9 +126,19 @@ class EgressScaleBenchmark {
     Path kubeconfig = dir.resolve("kubeconfig.yaml");
     Files.writeString(kubeconfig, server.kubeconfig());
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(Path.of(System.getProperty("ipam.scale.javaHome", System.getProperty("java.home")), "bin", "java")
+        .toString());
     command.addAll(List.of(JVM.trim().split("\\s+")));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), EgressOperatorMain.class.getName(),
+    String classpath = System.getProperty("java.class.path");
+    String extra = System.getProperty("ipam.scale.classpathAppend");
+    if (extra != null) {
+      classpath = classpath + java.io.File.pathSeparator + extra;
+    }
+    String jarDir = System.getProperty("ipam.scale.jarDir");
+    if (jarDir != null) {
+      classpath = StableClasspath.of(classpath, Path.of(jarDir));
+    }
+    command.addAll(List.of("-cp", classpath, EgressOperatorMain.class.getName(),
         kubeconfig.toString()));
     ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(dir.resolve("operator.log").toFile());
@@ -203,6 +215,8 @@ class EgressScaleBenchmark {
       byResource.keySet().removeAll(reads.keySet());
       System.out.println("  writes by resource (test's included): " + byResource);
       System.out.println("  reads by resource (test's included): " + reads);
+      Files.readAllLines(dir.resolve("operator.log")).stream().filter(l -> l.startsWith("started:"))
+          .forEach(l -> System.out.println("  operator " + l));
     } finally {
       operator.getOutputStream().close();
       if (!operator.waitFor(20, TimeUnit.SECONDS)) {
