@@ -19,7 +19,13 @@ public final class EgressOperatorMain {
 
   public static void main(String[] args) throws Exception {
     Config config = Config.fromKubeconfig(Files.readString(Path.of(args[0])));
-    KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build();
+    KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(config);
+    String factory = System.getProperty("ipam.scale.httpClientFactory"); // another fabric8 transport, to compare
+    if (factory != null) {
+      builder.withHttpClientFactory((io.fabric8.kubernetes.client.http.HttpClient.Factory)
+          Class.forName(factory).getDeclaredConstructor().newInstance());
+    }
+    KubernetesClient client = builder.build();
     Operator operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(true));
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     EgressIPControllers.register(operator, client, registry);

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.Test;
  *     -Dit.test=EgressScaleBenchmark [-Dipam.scale.namespaces=10000] [-Dipam.scale.jvm="..."]
  *     [-Dipam.scale.network=ovn] [-Dipam.scale.javaHome=<the operator JVM's home, default this one>]
  *     [-Dipam.scale.jarDir=<dir: run the operator from jars only, stable across builds, as CDS needs>]
- *     [-Dipam.scale.classpathAppend=<jars added to the operator's class path, e.g. a JCE provider>]
+ *     [-Dipam.scale.classpathAppend=<jars added to the operator's class path: a JCE provider, another transport>]
  * </pre>
  *
  * <p>{@code -Dipam.scale.network=ovn}: the cluster serves OVN-Kubernetes' EgressIP API instead of OpenShift
