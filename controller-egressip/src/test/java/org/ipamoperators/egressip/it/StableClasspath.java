@@ -1,17 +1,23 @@
 package org.ipamoperators.egressip.it;
 
+import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * The benchmark's class path as jars only, at paths, sizes and modification times that stay the same from run to
@@ -29,7 +35,7 @@ final class StableClasspath {
   static String of(String classpath, Path dir) throws IOException {
     Files.createDirectories(dir);
     List<String> stable = new ArrayList<>();
-    for (String entry : classpath.split(java.io.File.pathSeparator)) {
+    for (String entry : classpath.split(File.pathSeparator)) {
       Path path = Path.of(entry);
       if (Files.isDirectory(path)) {
         stable.add(place(packed(path), path.getParent().getParent().getFileName() + "-" + path.getFileName(), dir));
@@ -39,7 +45,7 @@ final class StableClasspath {
         stable.add(place(jar, path.getFileName().toString().replace(".jar", ""), dir));
       }
     }
-    return String.join(java.io.File.pathSeparator, stable);
+    return String.join(File.pathSeparator, stable);
   }
 
   private static String place(byte[] jar, String name, Path dir) throws IOException {
@@ -54,7 +60,7 @@ final class StableClasspath {
   }
 
   private static byte[] packed(Path root) throws IOException {
-    var bytes = new java.io.ByteArrayOutputStream();
+    var bytes = new ByteArrayOutputStream();
     try (JarOutputStream jar = new JarOutputStream(bytes); Stream<Path> files = Files.walk(root)) {
       for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
         JarEntry entry = new JarEntry(root.relativize(file).toString().replace('\\', '/'));
@@ -68,12 +74,12 @@ final class StableClasspath {
   }
 
   private static byte[] repacked(Path source) throws IOException {
-    var bytes = new java.io.ByteArrayOutputStream();
-    try (java.util.zip.ZipFile zip = new java.util.zip.ZipFile(source.toFile());
+    var bytes = new ByteArrayOutputStream();
+    try (ZipFile zip = new ZipFile(source.toFile());
         JarOutputStream jar = new JarOutputStream(bytes)) {
-      List<? extends java.util.zip.ZipEntry> entries = zip.stream().filter(e -> !e.isDirectory())
-          .sorted(java.util.Comparator.comparing(java.util.zip.ZipEntry::getName)).toList();
-      for (java.util.zip.ZipEntry original : entries) {
+      List<? extends ZipEntry> entries = zip.stream().filter(e -> !e.isDirectory())
+          .sorted(Comparator.comparing(ZipEntry::getName)).toList();
+      for (ZipEntry original : entries) {
         JarEntry entry = new JarEntry(original.getName());
         entry.setLastModifiedTime(FIXED);
         jar.putNextEntry(entry);
@@ -86,10 +92,9 @@ final class StableClasspath {
 
   private static String hash(byte[] content) {
     try {
-      byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(content);
-      return HexFormat.of().formatHex(digest, 0, 6);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new UncheckedIOException(new IOException(e));
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content), 0, 6);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
     }
   }
 }

@@ -15,16 +15,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Installs CustomResourceDefinitions from classpath YAML and waits until the apiserver serves them.
  *
- * <p>Installation is a forced server-side apply, so it creates or updates. A JVM-wide record of what was applied
- * to which server makes a second install of an unchanged CRD free.
+ * <p>Installation is a forced server-side apply, so it creates or updates; applying an unchanged CRD changes
+ * nothing on the server, and the waits then return at once. Nothing is remembered between calls: the server is
+ * the record of what is installed.
  */
 public final class CrdInstaller {
 
@@ -33,8 +32,6 @@ public final class CrdInstaller {
 
   private static final String FIELD_MANAGER = "ipam-test-support";
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-  /** server URL + CRD name → the spec last applied there. */
-  private static final Map<String, String> APPLIED = new ConcurrentHashMap<>();
 
   private CrdInstaller() {
   }
@@ -57,21 +54,13 @@ public final class CrdInstaller {
 
   /** Installs these CRDs and waits until each is Established and served. */
   public static void install(KubernetesClient client, Collection<CustomResourceDefinition> crds) {
-    List<CustomResourceDefinition> changed = new ArrayList<>();
     for (CustomResourceDefinition crd : crds) {
-      String key = client.getMasterUrl() + " " + crd.getMetadata().getName();
-      String spec = SERIALIZATION.asJson(crd.getSpec());
-      if (spec.equals(APPLIED.get(key)) && exists(client, crd)) {
-        continue;
-      }
       CustomResourceDefinition copy = SERIALIZATION.clone(crd);
       copy.getMetadata().setResourceVersion(null);
       client.apiextensions().v1().customResourceDefinitions().resource(copy)
           .fieldManager(FIELD_MANAGER).forceConflicts().serverSideApply();
-      changed.add(crd);
-      APPLIED.put(key, spec);
     }
-    for (CustomResourceDefinition crd : changed) {
+    for (CustomResourceDefinition crd : crds) {
       awaitEstablished(client, crd.getMetadata().getName(), ESTABLISH_TIMEOUT);
       awaitServed(client, crd, ESTABLISH_TIMEOUT);
     }
@@ -134,10 +123,6 @@ public final class CrdInstaller {
         .withPlural(crd.getSpec().getNames().getPlural())
         .withNamespaced("Namespaced".equals(crd.getSpec().getScope()))
         .build();
-  }
-
-  private static boolean exists(KubernetesClient client, CustomResourceDefinition crd) {
-    return client.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).get() != null;
   }
 
   private static Optional<CustomResourceDefinitionCondition> condition(CustomResourceDefinition crd, String type) {
