@@ -65,7 +65,8 @@ final class EgressNetwork {
   List<String> write(NetworkType network, NetworkWrite write, Collection<HostSubnet> subnets,
       List<Node> allNodes) {
     return switch (network) {
-      case OPENSHIFT_SDN -> new SdnWriter(client, views::netNamespace, () -> subnets, views::wroteNetworkObject, writers)
+      case OPENSHIFT_SDN -> new SdnWriter(client, views::netNamespace, () -> subnets, views::wroteNetworkObject,
+          views::hostSubnetGone, writers)
           .apply(write);
       case OVN_KUBERNETES -> new OvnWriter(client, views.egressIpView(), writers).apply(write, allNodes);
       case NONE -> List.of();

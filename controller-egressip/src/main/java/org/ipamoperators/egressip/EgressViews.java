@@ -60,12 +60,12 @@ final class EgressViews {
   private static final String BY_EGRESS_IP = "egressip";
 
   private final KubernetesClient client;
-  final RecentWrites<Namespace> namespacesWritten = new RecentWrites<>(Trimmed::namespace);
-  final RecentWrites<IPClaim> claimsWritten = new RecentWrites<>(Trimmed::claim);
-  final RecentWrites<IPBlock> blocksWritten = new RecentWrites<>(Trimmed::block);
-  private final RecentWrites<HostSubnet> hostSubnetsWritten = new RecentWrites<>(Trimmed::hostSubnet);
-  private final RecentWrites<NetNamespace> netNamespacesWritten = new RecentWrites<>(Trimmed::netNamespace);
-  private final RecentWrites<GenericKubernetesResource> egressIpsWritten = new RecentWrites<>(OvnWriter::trimmed);
+  final RecentWrites<Namespace> namespacesWritten = RecentWrites.patched(Trimmed::namespace);
+  final RecentWrites<IPClaim> claimsWritten = RecentWrites.created(Trimmed::claim);
+  final RecentWrites<IPBlock> blocksWritten = RecentWrites.created(Trimmed::block);
+  private final RecentWrites<HostSubnet> hostSubnetsWritten = RecentWrites.patched(Trimmed::hostSubnet);
+  private final RecentWrites<NetNamespace> netNamespacesWritten = RecentWrites.patched(Trimmed::netNamespace);
+  private final RecentWrites<GenericKubernetesResource> egressIpsWritten = RecentWrites.created(OvnWriter::trimmed);
   private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
   private final Map<String, ParsedBlock> parsedBlocks = new ConcurrentHashMap<>();
   private final Map<String, ParsedSubnet> parsedSubnets = new ConcurrentHashMap<>();
@@ -325,6 +325,11 @@ final class EgressViews {
     GenericKubernetesResource written = egressIpsWritten.view(e.getMetadata().getName(), null);
     return written != null
         && Objects.equals(written.getMetadata().getResourceVersion(), e.getMetadata().getResourceVersion());
+  }
+
+  /** A HostSubnet the API server no longer has (its node was deleted): hidden until the informer agrees. */
+  void hostSubnetGone(HostSubnet last) {
+    hostSubnetsWritten.deleted(last.getMetadata().getName(), last.getMetadata().getResourceVersion());
   }
 
   void wroteNetworkObject(HasMetadata o) {

@@ -11,7 +11,8 @@ import java.util.function.UnaryOperator;
  * second claim create). Each written object is kept by name until the informer shows a version at
  * least as new; deleted ones are hidden the same way. Objects are compared by resourceVersion,
  * which the API server derives from etcd's revision (a number that only grows). An entry the
- * informer never confirms is dropped after 30 s.
+ * informer never confirms is dropped after 30 s. Objects of a kind we only patch (never create) that the
+ * informer no longer has were deleted by someone else since our write: they show nothing.
  */
 final class RecentWrites<T extends HasMetadata> {
   private record Entry<T>(T object, long version, long at) {}
@@ -19,9 +20,21 @@ final class RecentWrites<T extends HasMetadata> {
 
   private final Map<String, Entry<T>> written = new ConcurrentHashMap<>();
   private final UnaryOperator<T> prune;
+  private final boolean patchedOnly;
 
-  RecentWrites(UnaryOperator<T> prune) {
+  private RecentWrites(UnaryOperator<T> prune, boolean patchedOnly) {
     this.prune = prune;
+    this.patchedOnly = patchedOnly;
+  }
+
+  /** Objects we create: one the informer does not have yet may be our new one. */
+  static <T extends HasMetadata> RecentWrites<T> created(UnaryOperator<T> prune) {
+    return new RecentWrites<>(prune, false);
+  }
+
+  /** Objects we only patch, after the informer showed them: one it no longer has was deleted. */
+  static <T extends HasMetadata> RecentWrites<T> patched(UnaryOperator<T> prune) {
+    return new RecentWrites<>(prune, true);
   }
 
   void wrote(T object) {
@@ -48,8 +61,8 @@ final class RecentWrites<T extends HasMetadata> {
       written.remove(name, e); // the informer caught up
       return cached;
     }
-    if (cached == null && e.object() == null) {
-      written.remove(name, e); // the deletion reached the informer
+    if (cached == null && (e.object() == null || patchedOnly)) {
+      written.remove(name, e); // the deletion (ours, or someone else's after our patch) reached the informer
       return null;
     }
     return e.object();

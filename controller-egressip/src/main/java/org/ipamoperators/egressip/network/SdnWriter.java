@@ -50,6 +50,7 @@ public final class SdnWriter {
   private final Function<String, NetNamespace> netNamespaces;
   private final Supplier<Collection<HostSubnet>> hostSubnets;
   private final Consumer<HasMetadata> wrote;
+  private final Consumer<HostSubnet> gone;
   private final Executor executor;
 
   /** Writing one object after the other, on the caller's thread. */
@@ -66,17 +67,28 @@ public final class SdnWriter {
    */
   public SdnWriter(KubernetesClient client, Function<String, NetNamespace> netNamespaces,
       Supplier<Collection<HostSubnet>> hostSubnets, Consumer<HasMetadata> wrote, Executor executor) {
+    this(client, netNamespaces, hostSubnets, wrote, h -> {}, executor);
+  }
+
+  /**
+   * @param gone told of each HostSubnet (as last seen) that the API server no longer has: its node was
+   *     deleted, so it shows nothing any more, whatever a lagging informer still says
+   */
+  public SdnWriter(KubernetesClient client, Function<String, NetNamespace> netNamespaces,
+      Supplier<Collection<HostSubnet>> hostSubnets, Consumer<HasMetadata> wrote, Consumer<HostSubnet> gone,
+      Executor executor) {
     this.client = client;
     this.netNamespaces = netNamespaces;
     this.hostSubnets = hostSubnets;
     this.wrote = wrote;
+    this.gone = gone;
     this.executor = executor;
   }
 
   /** Reading straight from the API server (cleanup, tests). */
   public static SdnWriter direct(KubernetesClient client) {
     return new SdnWriter(client, ns -> client.resources(NetNamespace.class).withName(ns).get(),
-        () -> client.resources(HostSubnet.class).list().getItems(), o -> {});
+        () -> client.resources(HostSubnet.class).list().getItems(), o -> {}, h -> {}, Runnable::run);
   }
 
   /** Applies the write; returns one message per object that could not be written. */
@@ -98,16 +110,20 @@ public final class SdnWriter {
     List<HostSubnet> subnets = new ArrayList<>(hostSubnets.get());
     subnets.sort(java.util.Comparator.comparing(h -> h.getMetadata().getName()));
     Set<String> none = Set.of();
+    Set<String> deleted = java.util.concurrent.ConcurrentHashMap.newKeySet();
     List<HostSubnet> written = all(subnets.stream()
-        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, true, none, failures)).toList(), failures);
+        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, true, none, failures, deleted)).toList(),
+        failures);
     Set<String> stuck = new HashSet<>();
     for (int i = 0; i < subnets.size(); i++) {
-      if (written.get(i) == null) {
+      // A HostSubnet deleted meanwhile shows nothing: what it showed is free to move; one not written still shows it.
+      if (written.get(i) == null && !deleted.contains(subnets.get(i).getMetadata().getName())) {
         stuck.addAll(leaving(subnets.get(i), w, ours));
       }
     }
     all(written.stream().filter(Objects::nonNull)
-        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, false, stuck, failures)).toList(), failures);
+        .map(hs -> (Supplier<HostSubnet>) () -> setHostSubnet(hs, w, ours, false, stuck, failures, deleted)).toList(),
+        failures);
     return new ArrayList<>(failures);
   }
 
@@ -142,9 +158,12 @@ public final class SdnWriter {
     return out;
   }
 
-  /** Writes one HostSubnet (only its removals when {@code removalsOnly}); the object as it now is, null when failed. */
+  /**
+   * Writes one HostSubnet (only its removals when {@code removalsOnly}); the object as it now is, null when
+   * failed or when it no longer exists (then named in {@code deleted}).
+   */
   private HostSubnet setHostSubnet(HostSubnet seen, NetworkWrite w, Predicate<String> ours, boolean removalsOnly,
-      Set<String> stuck, List<String> failures) {
+      Set<String> stuck, List<String> failures, Set<String> deleted) {
     String node = seen.getMetadata().getName();
     HostSubnet base = seen;
     for (int attempt = 0; attempt < ATTEMPTS && base != null; attempt++) {
@@ -175,11 +194,21 @@ public final class SdnWriter {
         wrote.accept(done);
         return done;
       } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          deleted.add(node);
+          gone.accept(base);
+          return null;
+        }
         if (e.getCode() != 409) {
           failures.add("HostSubnet " + node + ": " + e.getMessage());
           return null;
         }
-        base = client.resources(HostSubnet.class).withName(node).get();
+        HostSubnet fresh = client.resources(HostSubnet.class).withName(node).get();
+        if (fresh == null) {
+          deleted.add(node);
+          gone.accept(base);
+        }
+        base = fresh;
       }
     }
     if (base != null) {

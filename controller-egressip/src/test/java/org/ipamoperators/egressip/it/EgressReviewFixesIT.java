@@ -136,6 +136,30 @@ class EgressReviewFixesIT {
   }
 
   @Test
+  void anAddressLeavesAHostSubnetDeletedUnderAStaleViewAndMovesInTheSamePass() {
+    // A node and its HostSubnet deleted while the informer still shows them: the removal meets a 404, which
+    // means the HostSubnet shows nothing any more, so the address moves at once rather than waiting as stuck.
+    cluster.node("a1", Map.of("zone", "a"));
+    cluster.node("a2", Map.of("zone", "a"));
+    String a1 = cluster.n("a1");
+    String a2 = cluster.n("a2");
+    HostSubnet hosting = client.resources(HostSubnet.class).withName(a1).edit(h -> {
+      h.setEgressIPs(List.of("192.0.2.1"));
+      return h;
+    });
+    HostSubnet other = client.resources(HostSubnet.class).withName(a2).get();
+    cluster.deleteNode("a1");
+    List<HostSubnet> gone = new ArrayList<>();
+    SdnWriter writer = new SdnWriter(client, ns -> null, () -> List.of(hosting, other), o -> {}, gone::add,
+        Runnable::run);
+    NetworkWrite w = new NetworkWrite("a", List.of(IpRange.parse("192.0.2.0/24")), Map.of(), Set.of(),
+        Map.of(a2, Set.of(Ip.parse("192.0.2.1"))), Map.of(), Set.of(a2));
+    assertThat(writer.apply(w)).isEmpty();
+    assertThat(cluster.hostSubnetIps("a2")).containsExactly("192.0.2.1");
+    assertThat(gone).singleElement().satisfies(h -> assertThat(h.getMetadata().getName()).isEqualTo(a1));
+  }
+
+  @Test
   void writesGoingOutSideBySideEachKeepWhatOthersWroteAndReportTheirOwnFailure() throws Exception {
     // The network step writes NetNamespaces (then HostSubnets) side by side: each write is still conditioned on
     // the view it was computed from, so another writer's entries survive, and one object's failure is its own.
