@@ -30,11 +30,18 @@ final class Replicas implements AutoCloseable {
    */
   Process start(Path dir, Path kubeconfig, String ns, String controllers, String identity, String logName)
       throws Exception {
+    return start(dir, kubeconfig, ns, controllers, identity, logName, List.of());
+  }
+
+  /** As above, with more options for the operator. */
+  Process start(Path dir, Path kubeconfig, String ns, String controllers, String identity, String logName,
+      List<String> options) throws Exception {
     int port = LoopbackPorts.freePort();
     List<String> args = new ArrayList<>(List.of("operator", "--controllers", controllers, "--kubeconfig",
         kubeconfig.toString(), "--http-port", Integer.toString(port), "--bind-address",
         "127.0.0.1", "--namespace", ns));
     args.addAll(identity == null ? List.of("--no-leader-election") : OperatorProcess.replica(identity));
+    args.addAll(options);
     Process p = OperatorProcess.start(dir, logName, args, Map.of());
     started.add(p);
     ports.put(p, port);
