@@ -23,6 +23,7 @@ import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.kube.ApiFaultProxy;
 import org.ipamoperators.testsupport.kube.ApiFaultProxy.Fault;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
-    "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
+    "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
+    thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class ApiFaultIT {
   private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
   private static final long FIRST_SEED = Long.getLong("ipam.reliability.seed", System.nanoTime());
@@ -60,7 +62,7 @@ class ApiFaultIT {
     } finally {
       client.resources(org.ipamoperators.vip.api.IPGroup.class).withName("fault-vips").delete();
       client.resources(EgressIPAM.class).withName("fault").delete();
-      client.nodes().withName("fault-w1").delete();
+      ReliabilityFixtures.deleteEgressNode(client, "fault-w1");
     }
   }
 

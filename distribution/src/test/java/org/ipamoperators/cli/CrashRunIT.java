@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,6 +22,7 @@ import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.core.audit.Finding;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
@@ -43,7 +46,8 @@ import org.junit.jupiter.api.io.TempDir;
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml", "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml",
     "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
-    "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"})
+    "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"},
+    thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class CrashRunIT {
   private static final int KILLS = Integer.getInteger("ipam.reliability.kills", 3);
   private static final int SEEDS = Integer.getInteger("ipam.reliability.seeds", 1);
@@ -135,11 +139,12 @@ class CrashRunIT {
           () -> Shown.egressIps(client, "burst", prefix + "run", ""),
           Surfaces.egress(client, ip -> ip.startsWith("198.18.11.")), ip -> ip.startsWith("198.18.11."));
       assertClean(r);
+      assertNetworkShowsWhatIsAnnotated(client, prefix + "run");
     } finally {
       ReliabilityCleanup.namespaces(client, "burst", prefix + "run");
       awaitReleased(client, "egressip", ip -> ip.startsWith("198.18.11."));
       client.resources(EgressIPAM.class).withName("crash").delete();
-      client.nodes().withName("crash-w1").delete();
+      ReliabilityFixtures.deleteEgressNode(client, "crash-w1");
       awaitGone(() -> client.resources(EgressIPAM.class).withName("crash").get());
     }
   }
@@ -178,6 +183,33 @@ class CrashRunIT {
         awaitGone(() -> client.resources(KeepalivedGroup.class).inNamespace(ns).withName(name).get());
       }
     }
+  }
+
+  /**
+   * On OpenShift SDN the annotation is half the story: each served namespace's NetNamespace carries its address, and
+   * the node's HostSubnet hosts every one of them (by address, or by the CIDR SDN picks from on bare metal).
+   */
+  private static void assertNetworkShowsWhatIsAnnotated(KubernetesClient client, String burst) {
+    if (!client.supports(NetNamespace.class)) {
+      return;
+    }
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+      Map<String, List<String>> annotated = Shown.egressIps(client, "burst", burst, "");
+      assertThat(annotated).isNotEmpty();
+      List<String> hosted = new java.util.ArrayList<>();
+      client.resources(HostSubnet.class).list().getItems().forEach(h -> {
+        hosted.addAll(h.getEgressIPs() == null ? List.of() : h.getEgressIPs());
+        hosted.addAll(h.getEgressCIDRs() == null ? List.of() : h.getEgressCIDRs());
+      });
+      List<org.ipamoperators.core.address.IpRange> ranges = hosted.stream()
+          .map(x -> org.ipamoperators.core.address.IpRange.parse(x.contains("/") ? x : x + "/32")).toList();
+      annotated.forEach((ns, ips) -> {
+        NetNamespace n = client.resources(NetNamespace.class).withName(ns).get();
+        assertThat(n.getEgressIPs()).as("NetNamespace %s", ns).containsExactlyElementsOf(ips);
+        assertThat(ips).as("hosted by a HostSubnet (%s)", hosted).allMatch(ip -> ranges.stream()
+            .anyMatch(r -> r.contains(org.ipamoperators.core.address.Ip.parse(ip))));
+      });
+    });
   }
 
   private static void assertClean(RunResult r) {

@@ -20,6 +20,7 @@ import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
-    "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"})
+    "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml"},
+    thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class KilledMidBurstIT {
   private static final int COUNT = 150;
   private final Replicas replicas = new Replicas();
@@ -97,7 +99,7 @@ class KilledMidBurstIT {
       });
     } finally {
       client.resources(EgressIPAM.class).withName("killed").delete();
-      client.nodes().withName("killed-w1").delete();
+      ReliabilityFixtures.deleteEgressNode(client, "killed-w1");
       client.namespaces().withLabel("burst", "killed").delete();
     }
   }

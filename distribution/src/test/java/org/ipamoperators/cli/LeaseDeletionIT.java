@@ -29,6 +29,7 @@ import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.testsupport.kube.ApiFaultProxy;
 import org.ipamoperators.testsupport.kube.ApiFaultProxy.Fault;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,7 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
     "META-INF/fabric8/ipgroups.paas.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml",
     "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
-    "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"})
+    "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"},
+    thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class LeaseDeletionIT {
   private static final int DELETIONS = Integer.getInteger("ipam.reliability.kills", 3);
   private static final Long GIVEN_SEED = Long.getLong("ipam.reliability.seed");
@@ -144,7 +146,7 @@ class LeaseDeletionIT {
     } finally {
       ReliabilityCleanup.namespaces(client, "burst", prefix);
       client.resources(EgressIPAM.class).withName(prefix).delete();
-      client.nodes().withName(prefix + "-w1").delete();
+      ReliabilityFixtures.deleteEgressNode(client, prefix + "-w1");
     }
   }
 

@@ -1,8 +1,10 @@
 package org.ipamoperators.cli;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
 import java.util.List;
 
 /**
@@ -19,8 +21,12 @@ final class ReliabilityCleanup {
   }
 
   static void namespaces(KubernetesClient client, String label, String value) {
-    client.namespaces().withLabel(label, value).list().getItems().forEach(n -> dropFinalizers(client, n));
+    List<Namespace> gone = client.namespaces().withLabel(label, value).list().getItems();
+    gone.forEach(n -> dropFinalizers(client, n));
     client.namespaces().withLabel(label, value).delete();
+    if (client.supports(NetNamespace.class)) { // OpenShift SDN deletes a namespace's NetNamespace with it
+      gone.forEach(n -> client.resources(NetNamespace.class).withName(n.getMetadata().getName()).delete());
+    }
   }
 
   private static void dropFinalizers(KubernetesClient client, HasMetadata o) {

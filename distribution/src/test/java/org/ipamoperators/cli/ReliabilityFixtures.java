@@ -3,11 +3,20 @@ package org.ipamoperators.cli;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnet;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.HostSubnetBuilder;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespace;
+import io.fabric8.openshift.api.model.miscellaneous.network.v1.NetNamespaceBuilder;
+import java.util.concurrent.atomic.AtomicLong;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.ipamoperators.egressip.api.CIDRAssignment;
@@ -20,6 +29,7 @@ import org.ipamoperators.keepalived.api.KeepalivedGroupSpec;
 
 /** The pools and owners the reliability runs make: IPGroups, EgressIPAMs, KeepalivedGroups and their owners. */
 final class ReliabilityFixtures {
+  private static final AtomicLong NET_IDS = new AtomicLong(1000); // SDN's VNIDs: any distinct numbers do
   private ReliabilityFixtures() {}
 
   /** A vip {@code IPGroup} (cluster-scoped) over {@code segment}. */
@@ -41,8 +51,17 @@ final class ReliabilityFixtures {
 
   /** Node {@code node} labelled {@code zoneLabel=a} and an {@code EgressIPAM} {@code name} over {@code cidr} in it. */
   static void egressIpam(KubernetesClient client, String name, String cidr, String node, String zoneLabel) {
-    client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node).addToLabels(zoneLabel, "a")
-        .endMetadata().build()).create();
+    Node created = client.nodes().resource(new NodeBuilder().withNewMetadata().withName(node)
+        .addToLabels(zoneLabel, "a").endMetadata().build()).create();
+    created.setStatus(new NodeStatusBuilder().addNewCondition().withType("Ready").withStatus("True")
+        .withReason("KubeletReady").withLastHeartbeatTime(Instant.now().toString())
+        .withLastTransitionTime(Instant.now().toString()).endCondition().build());
+    client.nodes().resource(created).updateStatus(); // Ready: it hosts the egress IPs
+    if (client.supports(HostSubnet.class)) { // as OpenShift SDN makes it for a node: its egress IPs are watched too
+      client.resources(HostSubnet.class).resource(new HostSubnetBuilder().withNewMetadata().withName(node)
+          .endMetadata().withHost(node).withHostIP("203.0.113.250").withSubnet("10.128.250.0/23").build())
+          .createOr(NonDeletingOperation::update);
+    }
     EgressIPAM ipam = new EgressIPAM();
     ObjectMeta meta = new ObjectMeta();
     meta.setName(name);
@@ -56,6 +75,19 @@ final class ReliabilityFixtures {
   static void optedInNamespace(KubernetesClient client, String name, String burst, String ipam) {
     client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).addToLabels("burst", burst)
         .addToAnnotations(EgressAnnotations.EGRESSIPAM, ipam).endMetadata().build()).create();
+    if (client.supports(NetNamespace.class)) { // as OpenShift SDN makes it for a namespace
+      client.resources(NetNamespace.class).resource(new NetNamespaceBuilder().withNewMetadata().withName(name)
+          .endMetadata().withNetname(name).withNetid(NET_IDS.incrementAndGet()).build())
+          .createOr(NonDeletingOperation::update);
+    }
+  }
+
+  /** Deletes node {@code node} and, where the API serves them, its HostSubnet (as OpenShift SDN does). */
+  static void deleteEgressNode(KubernetesClient client, String node) {
+    client.nodes().withName(node).delete();
+    if (client.supports(HostSubnet.class)) {
+      client.resources(HostSubnet.class).withName(node).delete();
+    }
   }
 
   /** Node {@code node} labelled {@code nodeLabel=ns} and KeepalivedGroups {@code groups} in {@code ns} selecting it. */

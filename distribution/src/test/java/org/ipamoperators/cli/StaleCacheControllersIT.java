@@ -23,6 +23,7 @@ import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.testsupport.kube.ApiFaultProxy;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/egressipams.redhatcop.redhat.io-v1.yml",
     "META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
-    "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"})
+    "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"},
+    thirdPartyCrds = {ThirdPartyCrd.HOST_SUBNET, ThirdPartyCrd.NET_NAMESPACE})
 class StaleCacheControllersIT {
   private static final String EGRESS_PREFIX = "198.18.22.";
   private final Replicas replicas = new Replicas();
@@ -88,7 +90,7 @@ class StaleCacheControllersIT {
           LedgerFindings.onResources(EGRESS_PREFIX), EGRESS_PREFIX));
     } finally {
       client.resources(EgressIPAM.class).withName("stale").delete();
-      client.nodes().withName("stale-w1").delete();
+      ReliabilityFixtures.deleteEgressNode(client, "stale-w1");
       ReliabilityCleanup.namespaces(client, "burst", "stale");
     }
   }
