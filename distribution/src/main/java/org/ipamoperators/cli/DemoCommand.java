@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -91,31 +90,9 @@ final class DemoCommand implements Callable<Integer> {
     out.println("Starting etcd and kube-apiserver " + DemoCluster.VERSION + " from " + bin.get() + " ...");
     out.flush();
     DemoCluster cluster = DemoCluster.start(bin.get(), timeout);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread teardown = new Thread(() -> {
-      cluster.close();
-      stopped.countDown();
-    }, "ipam-demo-teardown");
-    Runtime.getRuntime().addShutdownHook(teardown);
+    DemoTeardown teardown = new DemoTeardown("ipam-demo-teardown", cluster::close);
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.clientConfig()).build()) {
-      out.println("Cluster up at " + cluster.url() + "; starting the controllers egressip, vip, keepalived ...");
-      out.flush();
-      // OVN-Kubernetes' EgressIP kind first: the cluster network egressip writes to.
-      try (InputStream crd = DemoCommand.class.getResourceAsStream("/demo/egressips.k8s.ovn.org.yaml")) {
-        client.load(crd).serverSideApply();
-      }
-      await("the EgressIP CRD", () -> established(client, "egressips.k8s.ovn.org"));
-      cluster.launchJava("operator", List.of("operator", "--controllers=egressip,vip,keepalived",
-          "--kubeconfig", cluster.kubeconfig().toString(), "--install-crds", "--no-leader-election",
-          "--namespace", "default", "--bind-address", "127.0.0.1", "--http-port", "0"));
-      await("the controllers' CRDs", () -> CRDS.stream().allMatch(name -> established(client, name)));
-      applyExample(client);
-      await("the controllers' work", () -> done(client));
-      report(client, out);
-      out.println();
-      out.println("Explore it: kubectl --kubeconfig " + cluster.kubeconfig()
-          + " get egressipams,ipgroups,keepalivedgroups,egressips -A");
-      out.println("Controller log: " + cluster.logs().resolve("operator.log"));
+      runControllers(cluster, client, out);
       if (exit) {
         return 0;
       }
@@ -127,12 +104,33 @@ final class DemoCommand implements Callable<Integer> {
       return 1;
     } finally {
       if (exit) {
-        Runtime.getRuntime().removeShutdownHook(teardown);
-        cluster.close();
+        teardown.now();
       }
     }
-    stopped.await();
+    teardown.await();
     return 0;
+  }
+
+  /** Starts the controllers on the cluster, applies the example and prints what they did with it. */
+  private void runControllers(DemoCluster cluster, KubernetesClient client, PrintWriter out) throws Exception {
+    out.println("Cluster up at " + cluster.url() + "; starting the controllers egressip, vip, keepalived ...");
+    out.flush();
+    // OVN-Kubernetes' EgressIP kind first: the cluster network egressip writes to.
+    try (InputStream crd = DemoCommand.class.getResourceAsStream("/demo/egressips.k8s.ovn.org.yaml")) {
+      client.load(crd).serverSideApply();
+    }
+    await("the EgressIP CRD", () -> established(client, "egressips.k8s.ovn.org"));
+    cluster.launchJava("operator", List.of("operator", "--controllers=egressip,vip,keepalived",
+        "--kubeconfig", cluster.kubeconfig().toString(), "--install-crds", "--no-leader-election",
+        "--namespace", "default", "--bind-address", "127.0.0.1", "--http-port", "0"));
+    await("the controllers' CRDs", () -> CRDS.stream().allMatch(name -> established(client, name)));
+    applyExample(client);
+    await("the controllers' work", () -> done(client));
+    report(client, out);
+    out.println();
+    out.println("Explore it: kubectl --kubeconfig " + cluster.kubeconfig()
+        + " get egressipams,ipgroups,keepalivedgroups,egressips -A");
+    out.println("Controller log: " + cluster.logs().resolve("operator.log"));
   }
 
   private void await(String what, Supplier<Boolean> condition) throws InterruptedException {

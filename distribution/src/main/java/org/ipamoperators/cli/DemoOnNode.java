@@ -18,9 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -63,34 +64,46 @@ final class DemoOnNode {
   int run(Map<String, String> environment, Path images, Path chart, boolean exit, PrintWriter err)
       throws Exception {
     if (!"0".equals(uid())) {
-      err.println("ipam demo --node runs a real kubelet and containerd: it needs root (sudo).");
-      err.flush();
-      return 2;
+      return refuse(err, "ipam demo --node runs a real kubelet and containerd: it needs root (sudo).");
     }
     DemoNode.Layout layout;
     try {
       layout = DemoNode.Layout.find(environment, System.getProperty("user.home"), codeLocation());
     } catch (DemoNode.Missing e) {
-      err.println("ipam demo --node needs the real-node tier of the test environment (missing: " + e.getMessage()
-          + "). Prepare it once (about 15 minutes, then cached) with: " + PREPARE);
-      err.flush();
-      return 2;
+      return refuse(err, "ipam demo --node needs the real-node tier of the test environment (missing: "
+          + e.getMessage() + "). Prepare it once (about 15 minutes, then cached) with: " + PREPARE);
     }
+    Optional<String> missing = missingBuildOutput(images, chart);
+    if (missing.isPresent()) {
+      return refuse(err, missing.get());
+    }
+    return runOnNode(layout, images, chart, exit, err);
+  }
+
+  /** What the build has not made yet that the demo needs (the controller images, the chart), as the error to print. */
+  static Optional<String> missingBuildOutput(Path images, Path chart) {
     for (String c : CONTROLLERS) {
       if (!Files.isRegularFile(images.resolve(c + ".tar"))) {
-        err.println("ipam demo --node needs the controller images (missing: " + images.resolve(c + ".tar")
+        return Optional.of("ipam demo --node needs the controller images (missing: " + images.resolve(c + ".tar")
             + "). Build them with: " + BUILD_IMAGES);
-        err.flush();
-        return 2;
       }
     }
     if (!Files.isRegularFile(chart.resolve("Chart.yaml"))) {
-      err.println("ipam demo --node needs the built Helm chart (missing: " + chart.resolve("Chart.yaml")
+      return Optional.of("ipam demo --node needs the built Helm chart (missing: " + chart.resolve("Chart.yaml")
           + "). Build it with: " + BUILD_IMAGES);
-      err.flush();
-      return 2;
     }
+    return Optional.empty();
+  }
 
+  private static int refuse(PrintWriter err, String why) {
+    err.println(why);
+    err.flush();
+    return 2;
+  }
+
+  /** Starts the node, runs the chart and the example on it, and takes it down on exit, failure or Ctrl-C. */
+  private int runOnNode(DemoNode.Layout layout, Path images, Path chart, boolean exit, PrintWriter err)
+      throws Exception {
     out.println("Starting the real node (etcd, kube-apiserver, controller-manager, scheduler, containerd, kubelet, "
         + "kube-proxy) at " + DemoNode.NODE_IP + " ...");
     out.flush();
@@ -103,56 +116,19 @@ final class DemoOnNode {
       err.flush();
       return 1;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread teardown = new Thread(() -> {
+    DemoTeardown teardown = new DemoTeardown("ipam-demo-node-teardown", () -> {
       out.println("Tearing the node down (processes, mounts, links, iptables, cgroups, sysctls) ...");
       out.flush();
       node.close();
       out.println("Node down, host restored.");
       out.flush();
-      stopped.countDown();
-    }, "ipam-demo-node-teardown");
-    Runtime.getRuntime().addShutdownHook(teardown);
+    });
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(node.clientConfig()).build()) {
       out.printf("Node %s Ready in %d s; loading the images ...%n", DemoNode.NODE_NAME,
           Duration.ofNanos(System.nanoTime() - t0).toSeconds());
       out.flush();
-      for (String c : CONTROLLERS) {
-        out.println("  " + String.join(", ", node.loadImage(images.resolve(c + ".tar"))));
-      }
-      try (InputStream crd = DemoOnNode.class.getResourceAsStream("/demo/egressips.k8s.ovn.org.yaml")) {
-        client.load(crd).serverSideApply();
-      }
-      out.println("helm install " + RELEASE + " " + chart + " -n " + NAMESPACE + " (helm-java) ...");
-      out.flush();
-      List<String> settings = new java.util.ArrayList<>(List.of("image.pullPolicy=Never", "replicas=1"));
-      for (String c : List.of("egressip", "vip", "keepalived", "eip")) {
-        settings.add("controllers." + c + ".enabled=" + CONTROLLERS.contains(c));
-      }
-      out.println("  " + DemoHelmInstall.run(chart, node.kubeconfig(), NAMESPACE, RELEASE, settings, timeout));
-      for (String c : CONTROLLERS) {
-        await("the " + c + " Deployment Ready", () -> ready(client, c));
-        Pod pod = client.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/component", c).list()
-            .getItems().get(0);
-        out.printf("  %-10s Deployment %s-%s Ready (pod %s, image %s, JVM start to Ready %d s)%n", c, RELEASE, c,
-            pod.getMetadata().getName(), pod.getSpec().getContainers().get(0).getImage(), startToReady(pod));
-      }
-      out.flush();
-
-      addInterface();
-      client.nodes().withName(DemoNode.NODE_NAME).edit(n -> {
-        n.getMetadata().getLabels().put("egress-zone", "a");
-        n.getMetadata().getLabels().put("keepalived", "true");
-        return n;
-      });
-      List<HasMetadata> objects;
-      try (InputStream in = DemoOnNode.class.getResourceAsStream("/demo/node-cluster.yaml")) {
-        objects = client.load(in).items();
-      }
-      for (HasMetadata o : objects) {
-        client.resource(o).fieldManager("ipam-demo").serverSideApply();
-      }
-      await("the controllers' work", () -> done(client));
+      installChart(node, client, images, chart);
+      applyExample(client);
       report(client);
       out.println();
       out.println("Explore it: kubectl --kubeconfig " + node.kubeconfig()
@@ -171,12 +147,59 @@ final class DemoOnNode {
       return 1;
     } finally {
       if (exit) {
-        Runtime.getRuntime().removeShutdownHook(teardown);
-        teardown.run();
+        teardown.now();
       }
     }
-    stopped.await();
+    teardown.await();
     return 0;
+  }
+
+  /** Loads the images into the node, installs the chart with them and waits for each controller to be Ready. */
+  private void installChart(DemoNode node, KubernetesClient client, Path images, Path chart) throws Exception {
+    for (String c : CONTROLLERS) {
+      out.println("  " + String.join(", ", node.loadImage(images.resolve(c + ".tar"))));
+    }
+    try (InputStream crd = DemoOnNode.class.getResourceAsStream("/demo/egressips.k8s.ovn.org.yaml")) {
+      client.load(crd).serverSideApply();
+    }
+    out.println("helm install " + RELEASE + " " + chart + " -n " + NAMESPACE + " (helm-java) ...");
+    out.flush();
+    out.println("  " + DemoHelmInstall.run(chart, node.kubeconfig(), NAMESPACE, RELEASE, helmSettings(), timeout));
+    for (String c : CONTROLLERS) {
+      await("the " + c + " Deployment Ready", () -> ready(client, c));
+      Pod pod = client.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/component", c).list()
+          .getItems().get(0);
+      out.printf("  %-10s Deployment %s-%s Ready (pod %s, image %s, JVM start to Ready %d s)%n", c, RELEASE, c,
+          pod.getMetadata().getName(), pod.getSpec().getContainers().get(0).getImage(), startToReady(pod));
+    }
+    out.flush();
+  }
+
+  /** The chart's values: the images loaded into the node, one replica, only the demo's controllers enabled. */
+  private static List<String> helmSettings() {
+    List<String> settings = new ArrayList<>(List.of("image.pullPolicy=Never", "replicas=1"));
+    for (String c : List.of("egressip", "vip", "keepalived", "eip")) {
+      settings.add("controllers." + c + ".enabled=" + CONTROLLERS.contains(c));
+    }
+    return settings;
+  }
+
+  /** Labels the node, applies the example cluster and waits until every controller has done its part. */
+  private void applyExample(KubernetesClient client) throws IOException, InterruptedException {
+    addInterface();
+    client.nodes().withName(DemoNode.NODE_NAME).edit(n -> {
+      n.getMetadata().getLabels().put("egress-zone", "a");
+      n.getMetadata().getLabels().put("keepalived", "true");
+      return n;
+    });
+    List<HasMetadata> objects;
+    try (InputStream in = DemoOnNode.class.getResourceAsStream("/demo/node-cluster.yaml")) {
+      objects = client.load(in).items();
+    }
+    for (HasMetadata o : objects) {
+      client.resource(o).fieldManager("ipam-demo").serverSideApply();
+    }
+    await("the controllers' work", () -> done(client));
   }
 
   private static String uid() {

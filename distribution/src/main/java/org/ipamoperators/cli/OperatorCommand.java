@@ -344,42 +344,52 @@ final class OperatorCommand implements Callable<Integer> {
     return out;
   }
 
+  /** Settings, metrics and HTTP, start-up checks on the cluster, then the controllers and the audit. */
   private void start(List<Controller> selected) throws StartFailure {
     Config config = clientConfig();
-    String url = config.getMasterUrl();
     leaseNamespace = namespace != null ? namespace : defaultNamespace();
     identity = leaderIdentity != null ? leaderIdentity : defaultIdentity();
+    startMetricsAndHttp();
+    List<String> names = selected.stream().map(Controller::name).toList();
+    LOG.info("ipam operator: controllers {}, cluster {}, {}, /healthz /readyz /metrics on {}:{}", names,
+        config.getMasterUrl(), leaderElection ? "leader election on Lease " + leaseNamespace + "/" + leaseName
+            + " as " + identity : "no leader election", bindAddress, boundHttpPort());
+    checkCluster(config, OperatorControllers.crds(selected));
+    if (stopping) {
+      return;
+    }
+    startControllers(config, selected);
+    if (audit) {
+      startAudit(names);
+    }
+    LOG.info("ipam operator started: caches synced{}", leaderElection
+        ? "; electing a leader on Lease " + leaseNamespace + "/" + leaseName : "; reconciling");
+  }
+
+  private void startMetricsAndHttp() throws StartFailure {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     io.micrometer.core.instrument.Metrics.globalRegistry.add(registry); // providers found by ServiceLoader record here
     bindJvmMetrics();
     startHttp();
-    List<String> names = selected.stream().map(Controller::name).toList();
-    LOG.info("ipam operator: controllers {}, cluster {}, {}, /healthz /readyz /metrics on {}:{}", names, url,
-        leaderElection ? "leader election on Lease " + leaseNamespace + "/" + leaseName + " as " + identity
-            : "no leader election", bindAddress, boundHttpPort());
+  }
 
-    List<RequiredCrd> crds = OperatorControllers.crds(selected);
+  /**
+   * The start-up checks, with a client that fails fast. A busy apiserver answers 429 or 5xx for a moment: that is
+   * no reason to crash-loop. Wrong input (unreachable URL, missing CRD, RBAC) still fails at once with its one line.
+   */
+  private void checkCluster(Config config, List<RequiredCrd> crds) throws StartFailure {
     try (KubernetesClient probe = new KubernetesClientBuilder().withConfig(probeConfig(config)).build()) {
-      // A busy apiserver answers 429 or 5xx for a moment: that is no reason to crash-loop. Wrong input
-      // (unreachable URL, missing CRD, RBAC) still fails at once with its one line.
       for (int attempt = 1; ; attempt++) {
         try {
-          checkReachable(probe, url);
-          if (installCrds) {
-            installCrds(probe, crds);
-          }
-          checkCrds(probe, crds);
-          if (leaderElection) {
-            checkLeaseNamespace(probe);
-          }
-          break;
+          checkClusterOnce(probe, config.getMasterUrl(), crds);
+          return;
         } catch (StartFailure e) {
           if (attempt >= START_ATTEMPTS || !StartFailure.isTransient(e) || stopping) {
             throw e;
           }
           LOG.warn("start-up check failed ({}), attempt {} of {}; retrying", e.getMessage(), attempt, START_ATTEMPTS);
           try {
-            Thread.sleep(Math.min(8_000L, 500L << attempt));
+            Thread.sleep(startRetryDelayMillis(attempt));
           } catch (InterruptedException ie) {
             Thread.currentThread().interrupt();
             throw e;
@@ -387,9 +397,26 @@ final class OperatorCommand implements Callable<Integer> {
         }
       }
     }
-    if (stopping) {
-      return;
+  }
+
+  /** The wait after the given failed attempt: doubling from 1 s, at most 8 s. */
+  static long startRetryDelayMillis(int attempt) {
+    return Math.min(8_000L, 500L << attempt);
+  }
+
+  private void checkClusterOnce(KubernetesClient probe, String url, List<RequiredCrd> crds) throws StartFailure {
+    checkReachable(probe, url);
+    if (installCrds) {
+      installCrds(probe, crds);
     }
+    checkCrds(probe, crds);
+    if (leaderElection) {
+      checkLeaseNamespace(probe);
+    }
+  }
+
+  /** Registers the controllers and starts their informers; without leader election they run at once. */
+  private void startControllers(Config config, List<Controller> selected) throws StartFailure {
     client = new KubernetesClientBuilder().withConfig(config).build();
     Operator op = new Operator(this::configure);
     environmentOptions.apply();
@@ -407,16 +434,16 @@ final class OperatorCommand implements Callable<Integer> {
     if (!leaderElection) {
       runOnLeading();
     }
-    if (audit) {
-      java.util.Set<String> audited = new java.util.HashSet<>(names);
-      audited.retainAll(org.ipamoperators.cli.audit.ClusterFacts.ALL);
-      auditLoop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, audited, auditInterval,
-          org.ipamoperators.core.audit.AuditOptions.DEFAULT_LEAK_GRACE, () -> !leaderElection || leading.get(),
-          java.time.Clock.systemUTC()).elasticIps(settings == null ? null : settings.eip());
-      auditLoop.start();
-    }
-    LOG.info("ipam operator started: caches synced{}", leaderElection
-        ? "; electing a leader on Lease " + leaseNamespace + "/" + leaseName : "; reconciling");
+  }
+
+  /** Audits the ledgers of the controllers that have one, on the leader only. */
+  private void startAudit(List<String> controllerNames) {
+    Set<String> audited = new java.util.HashSet<>(controllerNames);
+    audited.retainAll(org.ipamoperators.cli.audit.ClusterFacts.ALL);
+    auditLoop = new org.ipamoperators.cli.audit.AuditLoop(client, registry, audited, auditInterval,
+        org.ipamoperators.core.audit.AuditOptions.DEFAULT_LEAK_GRACE, () -> !leaderElection || leading.get(),
+        java.time.Clock.systemUTC()).elasticIps(settings == null ? null : settings.eip());
+    auditLoop.start();
   }
 
   private void configure(ConfigurationServiceOverrider o) {

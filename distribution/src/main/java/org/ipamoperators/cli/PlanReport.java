@@ -12,6 +12,9 @@ import org.ipamoperators.core.placement.GroupHeadroom;
 import org.ipamoperators.core.placement.Unplaceable;
 import org.ipamoperators.core.plan.PlanInput;
 import org.ipamoperators.core.plan.PlanResult;
+import org.ipamoperators.core.plan.PlanResult.Allocation;
+import org.ipamoperators.core.plan.PlanResult.PoolUsage;
+import org.ipamoperators.core.plan.PlanResult.Released;
 import org.ipamoperators.core.plan.PoolDefinition;
 import org.ipamoperators.core.pool.Pool;
 
@@ -65,69 +68,69 @@ final class PlanReport {
 
   static Map<String, Object> json(PlanResult r, Map<String, BigInteger> anycast) {
     Map<String, Object> root = new LinkedHashMap<>();
-    List<Map<String, Object>> pools = new ArrayList<>();
-    r.usage().forEach(u -> {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("pool", u.pool());
-      m.put("family", u.family().kubernetesName());
-      m.put("capacity", u.capacity());
-      m.put("allocated", u.allocated());
-      m.put("free", u.free());
-      if (u.family() == IpFamily.IPV6 && anycast.containsKey(u.pool())) {
-        m.put("anycastExcluded", anycast.get(u.pool()));
-      }
-      pools.add(m);
-    });
-    root.put("pools", pools);
-    List<Map<String, Object>> allocations = new ArrayList<>();
-    r.allocations().forEach(a -> {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("claimant", a.claimant());
-      m.put("pool", a.pool());
-      m.put("address", a.address().toString());
-      m.put("kept", a.kept());
-      allocations.add(m);
-    });
-    root.put("allocations", allocations);
+    root.put("pools", r.usage().stream().map(u -> pool(u, anycast)).toList());
+    root.put("allocations", r.allocations().stream().map(PlanReport::allocation).toList());
     Map<String, List<String>> placement = new LinkedHashMap<>();
     r.placement().assignments().forEach((node, ips) -> placement.put(node, ips.stream().map(Ip::toString).toList()));
     root.put("placement", placement);
-    List<Map<String, Object>> changes = new ArrayList<>();
-    for (Change c : r.placement().changes()) {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("kind", c.kind().name());
-      m.put("address", c.address().toString());
-      m.put("from", c.from());
-      m.put("to", c.to());
-      m.put("reason", c.reason());
-      changes.add(m);
-    }
-    root.put("changes", changes);
-    List<Map<String, Object>> released = new ArrayList<>();
-    r.released().forEach(x -> {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("owner", x.owner());
-      m.put("pool", x.pool());
-      m.put("address", x.address().toString());
-      m.put("reason", x.reason());
-      released.add(m);
-    });
-    root.put("released", released);
-    List<Map<String, Object>> headroom = new ArrayList<>();
-    for (GroupHeadroom h : r.placement().headroom()) {
-      Map<String, Object> m = new LinkedHashMap<>();
-      m.put("group", h.group());
-      m.put("eligibleNodes", h.eligibleNodes());
-      m.put("hosted", h.hosted());
-      m.put("busiestNode", h.busiestNode());
-      m.put("busiestHosted", h.busiestHosted());
-      m.put("spareElsewhere", h.spareElsewhere() < 0 ? "unlimited" : h.spareElsewhere());
-      m.put("survivesLossOfBusiestNode", h.survivesLossOfBusiestNode());
-      headroom.add(m);
-    }
-    root.put("headroom", headroom);
+    root.put("changes", r.placement().changes().stream().map(PlanReport::change).toList());
+    root.put("released", r.released().stream().map(PlanReport::release).toList());
+    root.put("headroom", r.placement().headroom().stream().map(PlanReport::headroom).toList());
     root.put("problems", problems(r));
     return root;
+  }
+
+  private static Map<String, Object> pool(PoolUsage u, Map<String, BigInteger> anycast) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("pool", u.pool());
+    m.put("family", u.family().kubernetesName());
+    m.put("capacity", u.capacity());
+    m.put("allocated", u.allocated());
+    m.put("free", u.free());
+    if (u.family() == IpFamily.IPV6 && anycast.containsKey(u.pool())) {
+      m.put("anycastExcluded", anycast.get(u.pool()));
+    }
+    return m;
+  }
+
+  private static Map<String, Object> allocation(Allocation a) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("claimant", a.claimant());
+    m.put("pool", a.pool());
+    m.put("address", a.address().toString());
+    m.put("kept", a.kept());
+    return m;
+  }
+
+  private static Map<String, Object> change(Change c) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("kind", c.kind().name());
+    m.put("address", c.address().toString());
+    m.put("from", c.from());
+    m.put("to", c.to());
+    m.put("reason", c.reason());
+    return m;
+  }
+
+  private static Map<String, Object> release(Released x) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("owner", x.owner());
+    m.put("pool", x.pool());
+    m.put("address", x.address().toString());
+    m.put("reason", x.reason());
+    return m;
+  }
+
+  private static Map<String, Object> headroom(GroupHeadroom h) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("group", h.group());
+    m.put("eligibleNodes", h.eligibleNodes());
+    m.put("hosted", h.hosted());
+    m.put("busiestNode", h.busiestNode());
+    m.put("busiestHosted", h.busiestHosted());
+    m.put("spareElsewhere", h.spareElsewhere() < 0 ? "unlimited" : h.spareElsewhere());
+    m.put("survivesLossOfBusiestNode", h.survivesLossOfBusiestNode());
+    return m;
   }
 
   static String text(PlanResult r) {

@@ -25,6 +25,7 @@ import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.core.audit.LedgerEntry;
 import org.ipamoperators.core.audit.Publication;
 import org.ipamoperators.core.audit.Resource;
+import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.egressip.api.EgressAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.keepalived.KeepalivedSettings;
@@ -56,7 +57,7 @@ public final class ClusterFacts {
   private final Map<LedgerEntry, String> blockAddresses = new HashMap<>();
   private final Map<Publication, HasMetadata> publishers = new HashMap<>();
   private final List<String> unreadable = new ArrayList<>();
-  private final List<org.ipamoperators.eip.api.Eip> eips = new ArrayList<>();
+  private final List<Eip> eips = new ArrayList<>();
 
   private ClusterFacts() {}
 
@@ -87,7 +88,7 @@ public final class ClusterFacts {
   }
 
   /** The Eips read (empty unless eip is audited), for the audit of their addresses in EC2. */
-  public List<org.ipamoperators.eip.api.Eip> eips() {
+  public List<Eip> eips() {
     return eips;
   }
 
@@ -115,27 +116,43 @@ public final class ClusterFacts {
    */
   public static ClusterFacts read(KubernetesClient client, Set<String> controllers) {
     ClusterFacts f = new ClusterFacts();
-    Set<String> namespaces = new HashSet<>();
-    List<Namespace> nsList = controllers.contains("egressip") ? client.namespaces().list().getItems() : List.of();
-    nsList.forEach(n -> namespaces.add(n.getMetadata().getName()));
+    Owners owners = readOwners(f, client, controllers);
+    f.eips.addAll(owners.eips());
+    boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip") || controllers.contains("eip");
+    Map<String, IPClaim> claimByAddress = ipLedger ? ipClaims(f, client, controllers, owners) : Map.of();
+    if (ipLedger) {
+      ipBlocks(f, client, controllers, owners);
+    }
+    if (controllers.contains("keepalived")) {
+      idClaims(f, client, owners);
+    }
+    if (controllers.contains("egressip")) {
+      egress(f, client, owners.namespaces());
+    }
+    vip(f, owners.services(), claimByAddress);
+    eipStatuses(f, owners.eips());
+    keepalived(f, owners.groups(), metricsPorts(client, owners.groups()));
+    return f;
+  }
+
+  /** The objects that own claims, of the controllers audited (empty lists for the others). */
+  private static Owners readOwners(ClusterFacts f, KubernetesClient client, Set<String> controllers) {
+    List<Namespace> namespaces = controllers.contains("egressip")
+        ? client.namespaces().list().getItems() : List.of();
     List<Service> services = controllers.contains("vip")
         ? client.services().inAnyNamespace().list().getItems() : List.of();
-    Set<String> serviceNames = new HashSet<>();
-    services.forEach(s -> serviceNames.add(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName()));
     List<KeepalivedGroup> groups = controllers.contains("keepalived") ? listOrEmpty(f, "KeepalivedGroup",
         () -> client.resources(KeepalivedGroup.class).inAnyNamespace().list().getItems()) : List.of();
-    Set<String> groupNames = new HashSet<>();
-    groups.forEach(g -> groupNames.add(g.getMetadata().getNamespace() + "/" + g.getMetadata().getName()));
+    List<Eip> eips = controllers.contains("eip") ? listOrEmpty(f, "Eip",
+        () -> client.resources(Eip.class).inAnyNamespace().list().getItems()) : List.of();
+    return Owners.of(namespaces, services, groups, eips);
+  }
 
-    List<org.ipamoperators.eip.api.Eip> eips = controllers.contains("eip") ? listOrEmpty(f, "Eip",
-        () -> client.resources(org.ipamoperators.eip.api.Eip.class).inAnyNamespace().list().getItems()) : List.of();
-    eips.forEach(e -> f.eips.add(e));
-    Set<String> eipNames = new HashSet<>();
-    eips.forEach(e -> eipNames.add(e.getMetadata().getNamespace() + "/" + e.getMetadata().getName()));
-    boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip") || controllers.contains("eip");
-    List<IPClaim> ipClaims = ipLedger ? client.resources(IPClaim.class).list().getItems() : List.of();
+  /** Each IPClaim of the audited controllers as a ledger entry; returns the claims by canonical address. */
+  private static Map<String, IPClaim> ipClaims(ClusterFacts f, KubernetesClient client, Set<String> controllers,
+      Owners owners) {
     Map<String, IPClaim> claimByAddress = new HashMap<>();
-    for (IPClaim c : ipClaims) {
+    for (IPClaim c : client.resources(IPClaim.class).list().getItems()) {
       if (c.getSpec() == null || c.getSpec().owner() == null) {
         continue; // refused by the CRD's schema; nothing to compare
       }
@@ -148,37 +165,48 @@ public final class ClusterFacts {
       }
       claimByAddress.put(address, c);
       ClaimOwner o = c.getSpec().owner();
-      boolean exists = "Eip".equals(o.kind()) ? eipNames.contains(o.namespace() + "/" + o.name())
-          : ownerExists(o, namespaces, serviceNames, groupNames, c);
+      boolean exists = "Eip".equals(o.kind()) ? owners.eipExists(o) : owners.exists(o, c);
       LedgerEntry e = new LedgerEntry(Resource.ip(address), key(o), "IPClaim " + c.getMetadata().getName(),
           created(c), exists);
       f.entries.add(e);
       f.claimObjects.put(e, c);
     }
-    for (IPBlock b : ipLedger ? listOrEmpty(f, "IPBlock", () -> client.resources(IPBlock.class).list().getItems())
-        : List.<IPBlock>of()) {
+    return claimByAddress;
+  }
+
+  /** Each entry of every IPBlock, of the audited controllers, as a ledger entry. */
+  private static void ipBlocks(ClusterFacts f, KubernetesClient client, Set<String> controllers, Owners owners) {
+    for (IPBlock b : listOrEmpty(f, "IPBlock", () -> client.resources(IPBlock.class).list().getItems())) {
       for (var entry : b.entries().entrySet()) {
         IPBlockEntry be = entry.getValue();
         String address = canonical(entry.getKey());
         if (be == null || be.owner() == null || address == null || !controllers.contains(be.owner().controller())) {
           continue;
         }
-        Instant since = created(b);
-        try {
-          since = be.since() == null ? since : Instant.parse(be.since());
-        } catch (RuntimeException x) {
-          // the block's age stands in for an unreadable entry time
-        }
         LedgerEntry e = new LedgerEntry(Resource.ip(address), key(be.owner()),
-            "IPBlock " + b.getMetadata().getName() + " entry " + address, since,
-            ownerExists(be.owner(), namespaces, serviceNames, groupNames, b));
+            "IPBlock " + b.getMetadata().getName() + " entry " + address, entrySince(be, created(b)),
+            owners.exists(be.owner(), b));
         f.entries.add(e);
         f.claimObjects.put(e, b);
         f.blockAddresses.put(e, entry.getKey());
       }
     }
-    for (IDClaim c : controllers.contains("keepalived") ? client.resources(IDClaim.class).list().getItems()
-        : List.<IDClaim>of()) {
+  }
+
+  /** When a block entry was written: its own time, else (none, or unreadable) the block's. */
+  static Instant entrySince(IPBlockEntry entry, Instant blockCreated) {
+    if (entry.since() == null) {
+      return blockCreated;
+    }
+    try {
+      return Instant.parse(entry.since());
+    } catch (RuntimeException x) {
+      return blockCreated; // the block's age stands in for an unreadable entry time
+    }
+  }
+
+  private static void idClaims(ClusterFacts f, KubernetesClient client, Owners owners) {
+    for (IDClaim c : client.resources(IDClaim.class).list().getItems()) {
       if (c.getSpec() == null || c.getSpec().owner() == null) {
         continue;
       }
@@ -186,23 +214,19 @@ public final class ClusterFacts {
       // A retired number is held on purpose while nodes forget it: its age counts from retirement.
       Instant since = ClusterIdLedger.retiredAt(c).orElse(created(c));
       LedgerEntry e = new LedgerEntry(new Resource(c.getSpec().space(), Integer.toString(c.getSpec().id())), key(o),
-          "IDClaim " + c.getMetadata().getName(), since, ownerExists(o, namespaces, serviceNames, groupNames, c));
+          "IDClaim " + c.getMetadata().getName(), since, owners.exists(o, c));
       f.entries.add(e);
       f.claimObjects.put(e, c);
     }
+  }
 
-    if (controllers.contains("egressip")) {
-      egress(f, client, nsList);
-    }
-    vip(f, services, claimByAddress);
-    for (org.ipamoperators.eip.api.Eip e : eips) {
+  private static void eipStatuses(ClusterFacts f, List<Eip> eips) {
+    for (Eip e : eips) {
       if (e.getStatus() != null && e.getStatus().publicIpAddress() != null) {
         String name = e.getMetadata().getNamespace() + "/" + e.getMetadata().getName();
         addAll(f, e, List.of(e.getStatus().publicIpAddress()), "eip/Eip/" + name, "Eip " + name + " status.publicIpAddress");
       }
     }
-    keepalived(f, groups, metricsPorts(client, groups));
-    return f;
   }
 
   private static void egress(ClusterFacts f, KubernetesClient client, List<Namespace> nsList) {
@@ -307,7 +331,7 @@ public final class ClusterFacts {
     }
   }
 
-  private static boolean listsMember(IPClaim c, String service) {
+  static boolean listsMember(IPClaim c, String service) {
     Map<String, String> a = c.getMetadata().getAnnotations();
     String members = a == null ? null : a.get(VipAnnotations.SHARING_MEMBERS);
     if (members == null || members.isBlank()) {
@@ -323,19 +347,6 @@ public final class ClusterFacts {
       return false; // a garbled member list: the Service is audited as its own holder
     }
     return false;
-  }
-
-  private static boolean ownerExists(ClaimOwner o, Set<String> namespaces, Set<String> services,
-      Set<String> groups, HasMetadata claim) {
-    return switch (o.kind()) {
-      case "Namespace" -> namespaces.contains(o.name());
-      case "Service" -> services.contains(o.namespace() + "/" + o.name());
-      case "KeepalivedGroup" -> groups.contains(o.namespace() + "/" + o.name());
-      // A sharing key lives while any Service listed on its claim exists.
-      case "SharingKey" -> !(claim instanceof IPClaim ic) || claim.getMetadata().getAnnotations() == null
-          || services.stream().anyMatch(s -> listsMember(ic, s));
-      default -> true; // unknown kinds are never called gone, so never repaired
-    };
   }
 
   private static void addAll(ClusterFacts f, HasMetadata on, List<String> ips, String holder, String where) {
