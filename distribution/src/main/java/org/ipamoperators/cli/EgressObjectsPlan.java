@@ -112,10 +112,10 @@ final class EgressObjectsPlan {
       m.put("namespaces", namespaces);
       m.put("release", plan.toRelease().stream().map(Ip::toString).toList());
       List<Object> problems = new ArrayList<>();
-      plan.problems().forEach(p -> problems.add(Map.of("subject", p.namespace(), "reason", p.reason().name(),
+      plan.problems().forEach(p -> problems.add(fields("subject", p.namespace(), "reason", p.reason().name(),
           "message", p.message())));
       for (Unplaceable u : plan.placement().unplaceable()) {
-        problems.add(Map.of("subject", u.owner(), "reason", "Unplaceable", "message", u.message()));
+        problems.add(fields("subject", u.owner(), "reason", "Unplaceable", "message", u.message()));
       }
       m.put("problems", problems);
       List<Object> nodes = new ArrayList<>();
@@ -131,13 +131,22 @@ final class EgressObjectsPlan {
         nodes.add(x);
       }
       m.put("nodes", nodes);
-      m.put("cidrs", plan.usage().stream().map(u -> Map.of("cidr", u.cidr(), "capacity", u.capacity(),
+      m.put("cidrs", plan.usage().stream().map(u -> fields("cidr", u.cidr(), "capacity", u.capacity(),
           "allocated", u.allocated(), "free", u.free())).toList());
       ipams.add(m);
     }
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("egressIPAMs", ipams);
     out.put("ignoredKinds", ignored);
+    return out;
+  }
+
+  /** Keys and values in the order given: the JSON's field order is part of its format. */
+  private static Map<String, Object> fields(Object... keysAndValues) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (int i = 0; i < keysAndValues.length; i += 2) {
+      out.put((String) keysAndValues[i], keysAndValues[i + 1]);
+    }
     return out;
   }
 

@@ -65,6 +65,9 @@ class PlanCommandTest {
     JsonNode ipam = root.get("egressIPAMs").get(0);
     assertThat(ipam.get("namespaces").findValuesAsText("name")).containsExactly("billing", "payments");
     assertThat(ipam.get("problems").findValuesAsText("reason")).containsExactly("INVALID_ANNOTATION");
+    assertThat(ipam.get("problems").get(0).fieldNames()).toIterable().containsExactly("subject", "reason", "message");
+    assertThat(ipam.get("cidrs").get(0).fieldNames()).toIterable()
+        .containsExactly("cidr", "capacity", "allocated", "free");
   }
 
   @Test
