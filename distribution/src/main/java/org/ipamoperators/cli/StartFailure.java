@@ -87,7 +87,8 @@ final class StartFailure extends Exception {
       return m == null || m.startsWith("An error has occurred") ? null : m;
     }
     if (t instanceof ConnectException) {
-      return m == null ? "connection refused" : m;
+      // The same words whichever HTTP client and JDK phrased it ("Connection refused", none at all).
+      return m == null || m.equalsIgnoreCase("connection refused") ? "connection refused" : m;
     }
     if (t instanceof UnresolvedAddressException) {
       return "unknown host";

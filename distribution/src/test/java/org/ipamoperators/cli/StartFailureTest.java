@@ -40,4 +40,13 @@ class StartFailureTest {
     assertThat(StartFailure.isTransient(broken(new java.net.http.HttpConnectTimeoutException("timed out"))))
         .isFalse();
   }
+
+  @Test
+  void aRefusedConnectionReadsTheSameWhicheverClientPhrasedIt() {
+    assertThat(StartFailure.describe(broken(new java.net.ConnectException("Connection refused"))))
+        .isEqualTo("connection refused");
+    assertThat(StartFailure.describe(broken(new java.net.ConnectException()))).isEqualTo("connection refused");
+    assertThat(StartFailure.describe(broken(new java.net.ConnectException("Network is unreachable"))))
+        .isEqualTo("Network is unreachable");
+  }
 }
