@@ -3,6 +3,7 @@
 #   - Debian packages: etcd-server, keepalived, iproute2, iputils-ping (and python3-venv for moto)
 #   - kube-apiserver and kubectl built from the Go module k8s.io/kubernetes at a pinned release
 #   - moto's EC2 server in a virtualenv
+#   - promtool, Prometheus' rule checker, taken out of Debian's prometheus package (nothing installed or started)
 #   - as root (or with IPAM_REAL_NODE=1), the real-node tier: kubelet, kube-proxy, kube-scheduler and
 #     kube-controller-manager from the same Go module, containerd + runc + CNI plugins from Debian, and a
 #     static pause image (scripts/real-node/); IPAM_REAL_NODE=0 leaves it out
@@ -175,6 +176,31 @@ install_moto() {
   echo "$MOTO_VERSION" >"$MOTO_VENV/.moto-version"
 }
 
+# promtool only: the package is downloaded and unpacked into the cache, so no Prometheus service is installed
+# or started; the stamp records the package version, so a new Debian revision replaces it.
+install_promtool() {
+  local dir="$CACHE/prometheus" version
+  version=$(apt-cache policy prometheus 2>/dev/null | sed -n 's/^ *Candidate: //p')
+  if [ -z "$version" ] || [ "$version" = "(none)" ]; then
+    sudo_if_needed apt-get update -qq >&2
+    version=$(apt-cache policy prometheus 2>/dev/null | sed -n 's/^ *Candidate: //p')
+  fi
+  if [ -x "$dir/promtool" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$version" ]; then
+    log "promtool $version cached in $dir"
+    return
+  fi
+  log "unpacking promtool from Debian's prometheus $version"
+  local work="$CACHE/build/prometheus"
+  rm -rf "$work" && mkdir -p "$work" "$dir"
+  (cd "$work" && apt-get download -qq "prometheus=$version" >&2 2>/dev/null \
+    || sudo_if_needed sh -c "cd '$work' && apt-get download -qq 'prometheus=$version'" >&2)
+  dpkg-deb -x "$work"/prometheus_*.deb "$work/root"
+  install -m 0755 "$work/root/usr/bin/promtool" "$dir/promtool"
+  rm -rf "$work"
+  echo "$version" >"$dir/.version"
+  "$dir/promtool" --version >&2
+}
+
 start=$(date +%s)
 mkdir -p "$CACHE"
 # One run at a time per cache (concurrent runs would race on the build and the venv).
@@ -184,6 +210,7 @@ install_debian_packages
 build_kubernetes_binaries
 link_etcd
 install_moto
+install_promtool
 # The node's parts under a lock of their own: their first build is long, and the tiers above must not wait for it.
 flock -u 9
 REAL_NODE_SCRIPTS="$(cd "$(dirname "$0")" && pwd)/real-node"
@@ -202,6 +229,7 @@ echo "export KUBE_API_TEST_OFFLINE_MODE=true"
 echo "export KUBE_API_TEST_API_SERVER_VERSION='$K8S_VERSION'"
 echo "export IPAM_MOTO_SERVER='$MOTO_VENV/bin/moto_server'"
 echo "export IPAM_KEEPALIVED='$(command -v keepalived)'"
+echo "export IPAM_PROMTOOL='$CACHE/prometheus/promtool'"
 if real_node_wanted; then
   echo "export IPAM_REAL_NODE_SCRIPTS='$REAL_NODE_SCRIPTS'"
   echo "export IPAM_REAL_NODE_IMAGES='$CACHE/real-node/images'"

@@ -285,7 +285,8 @@ class HelmChartPlatformTest {
       List<Map<String, Object>> endpoints = m.get("spec", "endpoints");
       String port = selected.get(0).getSpec().getPorts().get(0).getName();
       assertThat(endpoints).singleElement().satisfies(e -> assertThat(e)
-          .containsExactlyInAnyOrderEntriesOf(Map.of("port", port, "path", "/metrics", "interval", "15s")));
+          .containsExactlyInAnyOrderEntriesOf(Map.of("port", port, "path", "/metrics", "interval", "15s",
+              "honorLabels", true)));
     }
   }
 

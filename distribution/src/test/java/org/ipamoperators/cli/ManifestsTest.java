@@ -300,7 +300,7 @@ class ManifestsTest {
     assertThat(podLabels).containsAllEntriesOf(selector);
     List<Map<String, Object>> endpoints = pm.get("spec", "podMetricsEndpoints");
     assertThat(endpoints).singleElement().satisfies(e -> {
-      assertThat(e).containsEntry("port", "http").containsEntry("path", "/metrics");
+      assertThat(e).containsEntry("port", "http").containsEntry("path", "/metrics").containsEntry("honorLabels", true);
     });
   }
 

@@ -90,6 +90,13 @@ public final class TestBinaries {
         .orElseGet(() -> requireOnPath("keepalived"));
   }
 
+  /** {@code promtool}, Prometheus' rule checker: {@code $IPAM_PROMTOOL}, else the one in the cache. */
+  public Path promtool() {
+    Path path = env("IPAM_PROMTOOL").map(Path::of)
+        .orElseGet(() -> cacheDir().resolve("prometheus").resolve("promtool"));
+    return requireExecutable("promtool", path);
+  }
+
   /** {@code ip} from iproute2, on PATH or in /usr/sbin and /sbin. */
   public Path ip() {
     return requireOnPath("ip");
