@@ -1,7 +1,5 @@
 package org.ipamoperators.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -145,7 +143,7 @@ final class AuditCommand implements Callable<Integer> {
       if (eipFacts.note() != null) {
         json.put("elasticIps", eipFacts.note());
       }
-      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json));
+      out.println(JsonOutput.document("AuditReport", json));
     } else {
       out.print((cloudFacts.note() == null ? "" : "cloud: " + cloudFacts.note() + "\n")
           + (eipFacts.note() == null ? "" : "elastic IPs: " + eipFacts.note() + "\n")

@@ -1,7 +1,5 @@
 package org.ipamoperators.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,8 +66,7 @@ final class PlanCommand implements Callable<Integer> {
     PlanResult result = IpamPlanner.plan(input);
     var anycast = PlanReport.anycastExcluded(input);
     if (output == Format.json) {
-      spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(PlanReport.json(result, anycast)));
+      spec.commandLine().getOut().println(JsonOutput.document("PlanReport", PlanReport.json(result, anycast)));
     } else {
       spec.commandLine().getOut().print(PlanReport.text(result, anycast));
     }
@@ -94,8 +91,7 @@ final class PlanCommand implements Callable<Integer> {
       json.put("egressIPAMs", EgressObjectsPlan.json(decided, objects.ignored()).get("egressIPAMs"));
       json.put("services", VipObjectsPlan.json(services));
       json.put("ignoredKinds", objects.ignored());
-      spec.commandLine().getOut().println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .writeValueAsString(json));
+      spec.commandLine().getOut().println(JsonOutput.document("ObjectsPlanReport", json));
     } else {
       StringBuilder out = new StringBuilder();
       if (egress) {

@@ -76,6 +76,8 @@ class AuditIT {
     assertThat(first.exit()).as(first.err()).isEqualTo(1);
     // The API server is shared with other test classes: only this test's addresses are looked at.
     JsonNode report = JSON.readTree(first.out());
+    assertThat(report.path("kind").asText()).isEqualTo("AuditReport");
+    assertThat(report.path("schemaVersion").asText()).isEqualTo(JsonOutput.SCHEMA_VERSION);
     assertThat(kinds(report, "198.18.14.10")).isEmpty();
     assertThat(kinds(report, "198.18.14.11")).containsExactly("DUPLICATE", "DRIFT");
     assertThat(kinds(report, "198.18.14.20")).containsExactly("ORPHAN");

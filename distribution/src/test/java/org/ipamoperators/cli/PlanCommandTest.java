@@ -85,6 +85,10 @@ class PlanCommandTest {
     assertThat(ipam("plan", "--fail-on-problems", example.toString()).exit()).as("legacy waits").isEqualTo(1);
 
     JsonNode root = new ObjectMapper().readTree(ipam("plan", "-o", "json", example.toString()).out());
+    assertThat(root.fieldNames()).toIterable().as("the document says what it is first")
+        .startsWith("kind", "schemaVersion");
+    assertThat(root.get("kind").asText()).isEqualTo("ObjectsPlanReport");
+    assertThat(root.get("schemaVersion").asText()).isEqualTo("v1");
     assertThat(root.get("egressIPAMs")).isEmpty();
     JsonNode services = root.get("services");
     assertThat(services.findValuesAsText("name")).containsExactly("cart", "checkout", "legacy");
@@ -203,6 +207,8 @@ class PlanCommandTest {
     IpamRun r = ipam("plan", "-o", "json", EXAMPLES.resolve("problems.yaml").toString());
     assertThat(r.exit()).isZero();
     JsonNode root = new ObjectMapper().readTree(r.out());
+    assertThat(root.get("kind").asText()).isEqualTo("PlanReport");
+    assertThat(root.get("schemaVersion").asText()).isEqualTo(JsonOutput.SCHEMA_VERSION);
     assertThat(root.get("allocations")).hasSize(2);
     assertThat(root.get("problems").findValuesAsText("kind"))
         .contains("invalid-pool", "conflict", "unallocated", "unplaceable");
