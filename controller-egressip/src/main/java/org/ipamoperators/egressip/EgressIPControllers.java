@@ -12,8 +12,14 @@ public final class EgressIPControllers {
   private EgressIPControllers() {}
 
   public static void register(Operator operator, KubernetesClient client, MeterRegistry registry) {
-    // The NodeNetwork of the platform, from the providers on the class path (see CloudNodeNetworks).
+    register(operator, client, registry, EgressIPControllers.class.getClassLoader());
+  }
+
+  /** With the NodeNetwork providers {@code providers} finds (the class path, plus any provider jars it adds). */
+  public static void register(Operator operator, KubernetesClient client, MeterRegistry registry,
+      ClassLoader providers) {
+    // The NodeNetwork of the platform, from the providers found (see CloudNodeNetworks).
     operator.register(new EgressIPAMReconciler(client, Clock.systemUTC(), registry,
-        new CloudNodeNetworks(client, CloudSettings.fromEnvironment())));
+        new CloudNodeNetworks(client, CloudSettings.fromEnvironment(), providers)));
   }
 }

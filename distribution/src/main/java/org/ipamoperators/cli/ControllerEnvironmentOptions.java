@@ -35,6 +35,15 @@ final class ControllerEnvironmentOptions {
           + " default: true)")
   Boolean vipHandleUnclassed;
 
+  @Option(names = "--provider-dir", paramLabel = "DIR",
+      description = "egressip: a directory of NodeNetwork provider jars, found beside the built-in providers"
+          + " (env IPAM_PROVIDER_DIR; the egressip image sets /opt/ipam/providers)")
+  java.nio.file.Path providerDir;
+
+  java.nio.file.Path providerDir() {
+    return providerDir;
+  }
+
   /** Hands the options given to the controllers, which read these properties before the environment. */
   void apply() {
     set("ipam.platform", platform);

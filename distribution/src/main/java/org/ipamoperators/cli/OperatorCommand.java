@@ -202,7 +202,8 @@ final class OperatorCommand implements Callable<Integer> {
     try {
       selected = selectControllers();
       boolean eip = selected.stream().anyMatch(c -> c.name().equals("eip"));
-      settings = new OperatorControllers.Settings(keepalivedOptions.settings(), eip ? eipOptions.settings() : null);
+      settings = new OperatorControllers.Settings(keepalivedOptions.settings(), eip ? eipOptions.settings() : null,
+          ProviderJars.loader(environmentOptions.providerDir(), System.getenv(ProviderJars.ENV)));
     } catch (StartFailure e) {
       err.println("ipam operator: " + e.getMessage());
       err.flush();

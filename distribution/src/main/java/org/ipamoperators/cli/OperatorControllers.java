@@ -41,9 +41,14 @@ final class OperatorControllers {
   private static final Runnable NOTHING_ON_LEADING = () -> { };
 
   /** The controllers' settings from {@code ipam operator}'s options; {@code eip} is null unless eip runs. */
-  record Settings(KeepalivedSettings keepalived, EipSettings eip) {
+  /**
+   * The controllers' settings.
+   *
+   * @param providers finds egressip's NodeNetwork providers: the class path and the provider jars (ProviderJars)
+   */
+  record Settings(KeepalivedSettings keepalived, EipSettings eip, ClassLoader providers) {
     static Settings defaults() {
-      return new Settings(KeepalivedSettings.defaults(), null);
+      return new Settings(KeepalivedSettings.defaults(), null, OperatorControllers.class.getClassLoader());
     }
   }
 
@@ -73,7 +78,7 @@ final class OperatorControllers {
     add(known, new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
         List.of(IPCLAIMS, IPBLOCKS, EGRESSIPAMS),
         (op, client, registry, settings) -> {
-          EgressIPControllers.register(op, client, registry);
+          EgressIPControllers.register(op, client, registry, settings.providers());
           return NOTHING_ON_LEADING;
         }));
     add(known, new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",

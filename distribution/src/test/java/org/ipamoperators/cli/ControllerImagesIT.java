@@ -65,13 +65,16 @@ class ControllerImagesIT {
       assertThat(image.libs()).as("%s libs: helm-java is ipam demo's, not a controller's", image.name())
           .noneMatch(l -> l.startsWith("helm-java-") || l.startsWith("linux-amd64-") || l.startsWith("lib-api-"));
     }
+    assertThat(egressip.env()).as("provider jars of other clouds go here").contains(
+        "IPAM_PROVIDER_DIR=/opt/ipam/providers");
+    assertThat(vip.env()).noneMatch(e -> e.startsWith("IPAM_PROVIDER_DIR="));
     System.out.printf("image sizes (compressed, base %d bytes): egressip app %d, eip app %d, vip app %d, "
         + "keepalived app %d%n", egressip.baseBytes(), egressip.appBytes(), eip.appBytes(), vip.appBytes(),
         keepalived.appBytes());
   }
 
   /** An OCI image tar as Jib writes it: its layers (digests, compressed sizes) and the jars in /app/libs. */
-  record Image(String name, List<String> layers, long baseBytes, long appBytes, List<String> libs) {
+  record Image(String name, List<String> layers, long baseBytes, long appBytes, List<String> libs, List<String> env) {
 
     static Image read(Path tar, Path dir) throws Exception {
       Files.createDirectories(dir);
@@ -94,7 +97,10 @@ class ControllerImagesIT {
         }
         layers.add(digest);
       }
-      return new Image(tar.getFileName().toString(), layers, base, app, libs);
+      List<String> env = new ArrayList<>();
+      JSON.readTree(blob(dir, manifest.get("config").get("digest").asText()).toFile()).path("config").path("Env")
+          .forEach(e -> env.add(e.asText()));
+      return new Image(tar.getFileName().toString(), layers, base, app, libs, env);
     }
 
     private static Path blob(Path dir, String digest) {

@@ -68,8 +68,12 @@ public final class CloudNodeNetworks implements NodeNetworks, AutoCloseable {
   private String lastReport;
 
   public CloudNodeNetworks(KubernetesClient client, CloudSettings settings) {
-    this(discover(CloudNodeNetworks.class.getClassLoader()), settings, clusterSecrets(client, settings),
-        anyNodeProviderId(client));
+    this(client, settings, CloudNodeNetworks.class.getClassLoader());
+  }
+
+  /** With the providers {@code providers} sees (the class path, and provider jars a loader adds over it). */
+  public CloudNodeNetworks(KubernetesClient client, CloudSettings settings, ClassLoader providers) {
+    this(discover(providers), settings, clusterSecrets(client, settings), anyNodeProviderId(client));
   }
 
   public CloudNodeNetworks(List<NodeNetworkProvider> providers, CloudSettings settings, SecretReader secrets) {
