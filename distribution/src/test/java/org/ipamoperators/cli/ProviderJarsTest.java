@@ -71,7 +71,7 @@ class ProviderJarsTest {
   }
 
   /** The example's main sources compiled against this class path, with its resources, as one jar. */
-  private static void jar(Path classes, Path jar) throws IOException {
+  static void jar(Path classes, Path jar) throws IOException {
     List<String> sources;
     try (Stream<Path> files = Files.walk(EXAMPLE.resolve("java"))) {
       sources = files.filter(p -> p.toString().endsWith(".java")).map(Path::toString).toList();
