@@ -77,22 +77,25 @@ final class EgressStatus {
         continue;
       }
       double capacity = n.capacity() == NodeState.UNLIMITED ? Double.POSITIVE_INFINITY : n.capacity() + 1;
-      round.gauge("egressip_ip_capacity", "Egress IPs a node can hold, its own address included",
-          capacity, "node", n.name());
       int hosted = plan.placement().assignments().getOrDefault(n.name(), new TreeSet<>()).size();
-      round.gauge("egressip_ip_allocated", "Egress IPs placed on a node, its own address included",
-          hosted + 1, "node", n.name());
+      // Each under its name and the old operator's, which existing alerts use.
+      for (String prefix : EgressMetrics.NODE_GAUGE_PREFIXES) {
+        round.gauge(prefix + "ip_capacity", "Egress IPs a node can hold, its own address included",
+            capacity, "node", n.name());
+        round.gauge(prefix + "ip_allocated", "Egress IPs placed on a node, its own address included",
+            hosted + 1, "node", n.name());
+      }
     }
     for (EgressPlan.CidrUsage u : plan.usage()) {
-      round.gauge("egressip_cidr_capacity", "Usable addresses of a CIDR", u.capacity().doubleValue(), "cidr", u.cidr());
-      round.gauge("egressip_cidr_allocated", "Addresses of a CIDR held by namespaces", u.allocated().doubleValue(), "cidr", u.cidr());
-      round.gauge("egressip_cidr_free", "Free addresses of a CIDR", u.free().doubleValue(), "cidr", u.cidr());
+      round.gauge("ipam_egressip_cidr_capacity", "Usable addresses of a CIDR", u.capacity().doubleValue(), "cidr", u.cidr());
+      round.gauge("ipam_egressip_cidr_allocated", "Addresses of a CIDR held by namespaces", u.allocated().doubleValue(), "cidr", u.cidr());
+      round.gauge("ipam_egressip_cidr_free", "Free addresses of a CIDR", u.free().doubleValue(), "cidr", u.cidr());
     }
     long rejected = plan.problems().stream().filter(NamespaceProblem::rejected).count();
-    round.gauge("egressip_namespaces", "Opted-in namespaces by state", plan.served().size(), "state", "assigned");
-    round.gauge("egressip_namespaces", "Opted-in namespaces by state", plan.problems().size() - rejected, "state", "pending");
-    round.gauge("egressip_namespaces", "Opted-in namespaces by state", rejected, "state", "rejected");
-    round.gauge("egressip_unplaceable_ips", "Addresses no node can host now", plan.placement().unplaceable().size());
+    round.gauge("ipam_egressip_namespaces", "Opted-in namespaces by state", plan.served().size(), "state", "assigned");
+    round.gauge("ipam_egressip_namespaces", "Opted-in namespaces by state", plan.problems().size() - rejected, "state", "pending");
+    round.gauge("ipam_egressip_namespaces", "Opted-in namespaces by state", rejected, "state", "rejected");
+    round.gauge("ipam_egressip_unplaceable_ips", "Addresses no node can host now", plan.placement().unplaceable().size());
     round.close();
     for (var change : plan.placement().changes(Change.Kind.MOVE)) {
       NodeVerdict v = verdicts.get(change.from());

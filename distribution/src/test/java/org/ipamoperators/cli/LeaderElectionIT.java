@@ -135,7 +135,7 @@ class LeaderElectionIT {
     await().atMost(WAIT).until(b.command::isLeader);
     EgressFixtures.egressIpam(client, "after-failover", "203.0.113.0/29", "egress-zone", "a");
     await().atMost(WAIT).untilAsserted(() -> assertThat(OperatorRun.get(portB, "/metrics").body())
-        .contains("egressip_cidr_capacity{cidr=\"203.0.113.0/29\",egressipam=\"after-failover\"}"));
+        .contains("ipam_egressip_cidr_capacity{cidr=\"203.0.113.0/29\",egressipam=\"after-failover\"}"));
   }
 
   /**

@@ -148,7 +148,7 @@ class ManifestsIT {
         .withName("egressip-utilization").get();
     List<Map<String, Object>> groups = rule.get("spec", "groups");
     assertThat(groups.toString()).contains("HighEgressIPUtilization", "ExtremelyHighEgressIPUtilization",
-        "egressip_ip_capacity < +Inf");
+        "ipam_egressip_ip_capacity < +Inf");
   }
 
   @Test

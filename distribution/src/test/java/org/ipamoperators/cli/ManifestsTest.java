@@ -316,7 +316,7 @@ class ManifestsTest {
     assertThat(rules).hasSize(2);
     Map<String, Object> high = alert(rules, "HighEgressIPUtilization");
     Map<String, Object> extreme = alert(rules, "ExtremelyHighEgressIPUtilization");
-    String guarded = "egressip_ip_allocated / (egressip_ip_capacity > 0 and egressip_ip_capacity < +Inf)";
+    String guarded = "ipam_egressip_ip_allocated / (ipam_egressip_ip_capacity > 0 and ipam_egressip_ip_capacity < +Inf)";
     assertThat(normalize(high.get("expr"))).isEqualTo(guarded + " > 0.8");
     assertThat(high).containsEntry("for", "10m");
     assertThat(castMap(high.get("labels"))).containsEntry("severity", "warning");

@@ -52,10 +52,13 @@ class OperatorIT {
       await().atMost(WAIT).failFast(run::assertRunning).untilAsserted(() -> {
         String metrics = OperatorRun.get(port, "/metrics").body();
         assertThat(metrics)
-            .contains("egressip_cidr_capacity{cidr=\"192.0.2.0/28\",egressipam=\"probe-ipam\"}")
-            .contains("egressip_cidr_free{")
-            .contains("egressip_ip_capacity{egressipam=\"probe-ipam\",node=\"" + node + "\"} +Inf")
-            .contains("egressip_ip_allocated{egressipam=\"probe-ipam\",node=\"" + node + "\"}")
+            .contains("ipam_egressip_cidr_capacity{cidr=\"192.0.2.0/28\",egressipam=\"probe-ipam\"}")
+            .contains("ipam_egressip_cidr_free{")
+            .contains("ipam_egressip_ip_capacity{egressipam=\"probe-ipam\",node=\"" + node + "\"} +Inf")
+            .contains("ipam_egressip_ip_allocated{egressipam=\"probe-ipam\",node=\"" + node + "\"}")
+            .as("the old operator's names, which its alerts use")
+            .containsPattern("(?m)^egressip_ip_capacity\\{egressipam=\"probe-ipam\",node=\"" + node + "\"} \\+Inf")
+            .containsPattern("(?m)^egressip_ip_allocated\\{egressipam=\"probe-ipam\",node=\"" + node + "\"}")
             .contains("ipam_operator_leader 1.0")
             .contains("jvm_memory_used_bytes")
             .containsPattern("operator_sdk_\\w+");
@@ -84,7 +87,7 @@ class OperatorIT {
       EgressFixtures.egressIpam(client, "solo", "198.51.100.0/29", "egress-zone", "a");
       await().atMost(WAIT).failFast(run::assertRunning)
           .untilAsserted(() -> assertThat(OperatorRun.get(port, "/metrics").body())
-          .contains("egressip_cidr_capacity{cidr=\"198.51.100.0/29\",egressipam=\"solo\"}")
+          .contains("ipam_egressip_cidr_capacity{cidr=\"198.51.100.0/29\",egressipam=\"solo\"}")
           .contains("ipam_operator_leader 0.0"));
       assertThat(client.resources(Lease.class).inNamespace(ns).list().getItems()).isEmpty();
     }

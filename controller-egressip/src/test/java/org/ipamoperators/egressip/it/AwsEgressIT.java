@@ -541,13 +541,13 @@ class AwsEgressIT {
         assertThat(e.getReason()).isEqualTo("OrphanTakenOff");
         assertThat(e.getMessage()).contains(orphan, cluster.n("a1"), "claimed by nobody");
       });
-      assertThat(registry.get("egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
+      assertThat(registry.get("ipam_egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
     });
     // and it stays so: the others are never taken off
     cluster.label("a1", "example.org/unrelated", "1");
     await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->
         assertThat(onEni("a1")).containsExactlyInAnyOrder(own, claimed, unmarked, outside));
-    assertThat(registry.get("egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
+    assertThat(registry.get("ipam_egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
   }
 
   /**
@@ -596,7 +596,7 @@ class AwsEgressIT {
           assertThat(onEni("a1")).contains(candidate);
           assertThat(ownedTags("a1")).contains(candidate);
         });
-        assertThat(counts.find("egressip_orphans_taken_off").counters()).allSatisfy(x ->
+        assertThat(counts.find("ipam_egressip_orphans_taken_off").counters()).allSatisfy(x ->
             assertThat(x.count()).isZero());
         assertThat(client.v1().events().inAnyNamespace().list().getItems())
             .noneMatch(e -> "OrphanTakenOff".equals(e.getReason()) && e.getMessage().contains(candidate));

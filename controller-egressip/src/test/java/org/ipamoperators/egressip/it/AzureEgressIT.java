@@ -209,7 +209,7 @@ class AzureEgressIT {
         assertThat(e.getReason()).isEqualTo("OrphanTakenOff");
         assertThat(e.getMessage()).contains(orphan, cluster.n("a1"), "claimed by nobody");
       });
-      assertThat(registry.get("egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
+      assertThat(registry.get("ipam_egressip_orphans_taken_off").tag("egressipam", ipam).counter().count()).isEqualTo(1.0);
     });
     cluster.label("a1", "example.org/unrelated", "1");
     await().during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(10)).untilAsserted(() ->

@@ -38,18 +38,18 @@ public final class EgressOperatorMain {
     while (System.in.read() >= 0) {
       // until the benchmark closes our input
     }
-    registry.find("egressip_reconcile_duration").timers().forEach(t -> System.out.printf(
+    registry.find("ipam_egressip_reconcile_duration").timers().forEach(t -> System.out.printf(
         "PASSES %s: %d passes, %.1f s in all, longest %.0f ms%n", t.getId().getTag("egressipam"), t.count(),
         t.totalTime(java.util.concurrent.TimeUnit.SECONDS), t.max(java.util.concurrent.TimeUnit.MILLISECONDS)));
-    registry.find("egressip_plan_duration").timers().forEach(t -> System.out.printf(
+    registry.find("ipam_egressip_plan_duration").timers().forEach(t -> System.out.printf(
         "PASSES %s: fetch+decide %.2f s in all, longest %.0f ms; namespaces decided %.0f, reused %.0f%n",
         t.getId().getTag("egressipam"), t.totalTime(java.util.concurrent.TimeUnit.SECONDS),
         t.max(java.util.concurrent.TimeUnit.MILLISECONDS),
-        registry.find("egressip_plan_namespaces").tag("how", "decided").counters().stream()
+        registry.find("ipam_egressip_plan_namespaces").tag("how", "decided").counters().stream()
             .mapToDouble(c -> c.count()).sum(),
-        registry.find("egressip_plan_namespaces").tag("how", "reused").counters().stream()
+        registry.find("ipam_egressip_plan_namespaces").tag("how", "reused").counters().stream()
             .mapToDouble(c -> c.count()).sum()));
-    registry.find("egressip_pass_step_duration").timers().forEach(t -> System.out.printf(
+    registry.find("ipam_egressip_pass_step_duration").timers().forEach(t -> System.out.printf(
         "PASSES %s: %s %.2f s in all, longest %.0f ms%n", t.getId().getTag("egressipam"), t.getId().getTag("step"),
         t.totalTime(java.util.concurrent.TimeUnit.SECONDS), t.max(java.util.concurrent.TimeUnit.MILLISECONDS)));
     operator.stop();

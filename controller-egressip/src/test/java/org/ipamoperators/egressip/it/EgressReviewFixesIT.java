@@ -74,7 +74,7 @@ class EgressReviewFixesIT {
   }
 
   private double passes(String ipam) {
-    Counter c = registry.find("egressip_reconciles").tag("egressipam", ipam).counter();
+    Counter c = registry.find("ipam_egressip_reconciles").tag("egressipam", ipam).counter();
     return c == null ? 0 : c.count();
   }
 

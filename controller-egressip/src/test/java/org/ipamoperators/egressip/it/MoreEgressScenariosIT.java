@@ -296,9 +296,11 @@ class MoreEgressScenariosIT {
         assertThat(e.getType()).isEqualTo("Warning");
         assertThat(e.getReason()).isEqualTo("EgressIPUnplaceable");
       });
-      assertThat(gauge(registry, "egressip_ip_capacity", full, a1)).isEqualTo(2.0);
-      assertThat(gauge(registry, "egressip_ip_allocated", full, a1)).isEqualTo(2.0);
-      assertThat(registry.find("egressip_unplaceable_ips").tag("egressipam", full).gauge())
+      assertThat(gauge(registry, "ipam_egressip_ip_capacity", full, a1)).isEqualTo(2.0);
+      assertThat(gauge(registry, "ipam_egressip_ip_allocated", full, a1)).isEqualTo(2.0);
+      assertThat(gauge(registry, "egressip_ip_capacity", full, a1)).as("the old operator's name").isEqualTo(2.0);
+      assertThat(gauge(registry, "egressip_ip_allocated", full, a1)).as("the old operator's name").isEqualTo(2.0);
+      assertThat(registry.find("ipam_egressip_unplaceable_ips").tag("egressipam", full).gauge())
           .isNotNull().extracting(Gauge::value).isEqualTo(1.0);
     });
     assertThat(events("ns1")).noneSatisfy(e -> assertThat(e.getReason()).isEqualTo("EgressIPUnplaceable"));
@@ -306,22 +308,24 @@ class MoreEgressScenariosIT {
     // the same node under an IPAM without a capacity: unlimited, never a utilisation alert
     cluster.ipam(unlimited, "zone", WORKERS, null, null, cidr("198.51.100.0/24", "a"));
     await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(gauge(registry, "egressip_ip_capacity", unlimited, a1)).isEqualTo(Double.POSITIVE_INFINITY);
-      assertThat(gauge(registry, "egressip_ip_allocated", unlimited, a1)).isEqualTo(1.0);
+      assertThat(gauge(registry, "ipam_egressip_ip_capacity", unlimited, a1)).isEqualTo(Double.POSITIVE_INFINITY);
+      assertThat(gauge(registry, "ipam_egressip_ip_allocated", unlimited, a1)).isEqualTo(1.0);
     });
 
     cluster.deleteNode("a1");
     await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(registry.find("ipam_egressip_ip_capacity").tag("node", a1).gauges()).isEmpty();
+      assertThat(registry.find("ipam_egressip_ip_allocated").tag("node", a1).gauges()).isEmpty();
       assertThat(registry.find("egressip_ip_capacity").tag("node", a1).gauges()).isEmpty();
       assertThat(registry.find("egressip_ip_allocated").tag("node", a1).gauges()).isEmpty();
-      assertThat(registry.find("egressip_cidr_capacity").tag("egressipam", full).gauges()).isNotEmpty();
+      assertThat(registry.find("ipam_egressip_cidr_capacity").tag("egressipam", full).gauges()).isNotEmpty();
     });
 
     client.resources(EgressIPAM.class).withName(full).delete();
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(ipam(full)).isNull();
       assertThat(registry.getMeters()).noneMatch(m -> full.equals(m.getId().getTag("egressipam")));
-      assertThat(registry.find("egressip_cidr_capacity").tag("egressipam", unlimited).gauges()).isNotEmpty();
+      assertThat(registry.find("ipam_egressip_cidr_capacity").tag("egressipam", unlimited).gauges()).isNotEmpty();
     });
     client.resources(EgressIPAM.class).withName(unlimited).delete();
     await().atMost(WAIT).untilAsserted(() -> {
