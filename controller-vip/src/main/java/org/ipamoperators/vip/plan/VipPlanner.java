@@ -318,10 +318,7 @@ public final class VipPlanner {
     if (!LabelSelectors.matches(g.spec().serviceSelector(), req.labels())) {
       return "its serviceSelector does not match the Service's labels";
     }
-    if (!LabelSelectors.matches(g.spec().namespaceSelector(), req.namespaceLabels())) {
-      return "its namespaceSelector does not match namespace " + req.namespace();
-    }
-    return null;
+    return NamespaceScope.rejection(g.spec(), req.namespace(), req.namespaceLabels());
   }
 
   private static List<GroupInfo> candidates(ServiceRequest req, List<GroupInfo> ordered) {
