@@ -302,9 +302,19 @@ public final class VipPlanner {
       return Optional.of(new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip()
           + " from IPGroup " + group + ", which no longer exists; the address is kept"));
     }
-    return p.whyUnusable(h.ip()).map(why -> new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip()
-        + " but IPGroup " + group + " no longer offers it (" + why + "); the address is kept until the Service"
-        + " asks for another one or is deleted"));
+    Optional<VipProblem> unusable = p.whyUnusable(h.ip()).map(why -> new VipProblem(
+        VipProblem.Reason.AddressOutsidePool, "holds " + h.ip() + " but IPGroup " + group + " no longer offers it ("
+        + why + "); the address is kept until the Service asks for another one or is deleted"));
+    return unusable.isPresent() ? unusable : notItsNamespace(h, group, ctx);
+  }
+
+  /** A held address whose group's namespaces or namespaceSelector left the Service's namespace out since. */
+  private static Optional<VipProblem> notItsNamespace(Holding h, String group, Context ctx) {
+    return ctx.ordered().stream().filter(g -> g.name().equals(group)).findFirst()
+        .map(g -> NamespaceScope.rejection(g.spec(), ctx.req().namespace(), ctx.req().namespaceLabels()))
+        .map(why -> new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip() + " but IPGroup "
+            + group + " no longer serves this Service (" + why + "); the address is kept until the Service asks"
+            + " for another one or is deleted"));
   }
 
   /** Why a group may not serve this Service at all (null when it may). */

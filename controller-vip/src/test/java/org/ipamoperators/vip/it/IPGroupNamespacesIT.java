@@ -53,11 +53,14 @@ class IPGroupNamespacesIT {
   }
 
   private void awaitNoPool(String service, String... texts) {
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events(service)).anySatisfy(e -> {
-      assertThat(e.getType()).isEqualTo("Warning");
-      assertThat(e.getReason()).isEqualTo("NoPool");
-      assertThat(e.getMessage()).contains(texts);
-    }));
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.ingress(service)).as("addresses given to " + service).isEmpty();
+      assertThat(cluster.events(service)).anySatisfy(e -> {
+        assertThat(e.getType()).isEqualTo("Warning");
+        assertThat(e.getReason()).isEqualTo("NoPool");
+        assertThat(e.getMessage()).contains(texts);
+      });
+    });
   }
 
   private void setNamespaces(String group, List<String> namespaces, Map<String, String> labels) {

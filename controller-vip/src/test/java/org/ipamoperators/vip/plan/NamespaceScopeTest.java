@@ -66,4 +66,26 @@ class NamespaceScopeTest {
     assertThat(VipPlanner.plan(own, groups, List.of(), Map.of()).toClaim())
         .containsExactly(new Holding(Ip.parse("192.0.2.1"), "ipgroup/web-only"));
   }
+
+  /** The restriction set after the Service got its address: kept (never taken away), and said. */
+  @Test
+  void anAddressHeldBeforeTheGroupLeftTheNamespaceOutIsKeptWithARemark() {
+    List<GroupInfo> groups = List.of(new GroupInfo("web-only", spec(List.of("web"), null)));
+    ServiceRequest other = new ServiceRequest("team-b", "s", Map.of(), Map.of(), null, List.of(),
+        List.of(IpFamily.IPV4), null);
+    VipPlan p = VipPlanner.plan(other, groups, List.of(new Holding(Ip.parse("192.0.2.3"), "ipgroup/web-only")),
+        Map.of());
+    assertThat(p.ingress()).containsExactly(Ip.parse("192.0.2.3"));
+    assertThat(p.toRelease()).isEmpty();
+    assertThat(p.complete()).isTrue();
+    assertThat(p.problems()).singleElement().satisfies(x -> {
+      assertThat(x.reason()).isEqualTo(VipProblem.Reason.AddressOutsidePool);
+      assertThat(x.message()).contains("IPGroup web-only no longer serves this Service",
+          "its namespaces do not include namespace team-b", "kept");
+    });
+    ServiceRequest own = new ServiceRequest("web", "s", Map.of(), Map.of(), null, List.of(), List.of(IpFamily.IPV4),
+        null);
+    assertThat(VipPlanner.plan(own, groups, List.of(new Holding(Ip.parse("192.0.2.3"), "ipgroup/web-only")),
+        Map.of()).problems()).isEmpty();
+  }
 }
