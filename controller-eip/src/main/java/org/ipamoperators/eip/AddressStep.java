@@ -87,6 +87,16 @@ final class AddressStep {
     return address;
   }
 
+  /**
+   * The address the Eip holds already, if any, recorded in the status; nothing is allocated, adopted, tagged or
+   * released (an Eip that may not have one now keeps what it had, untouched, until it is deleted).
+   */
+  Optional<ElasticIp> existing(Eip eip, StatusDraft status) {
+    Optional<ElasticIp> kept = plan(eip, snapshot.tagged(eip.getMetadata().getUid()), null).keep();
+    kept.ifPresent(a -> report.hasAddress(status, a));
+    return kept;
+  }
+
   /** The Eip is being deleted: its addresses as EC2 has them now (no snapshot), none tagged again. */
   List<ElasticIp> owned(Eip eip) {
     return plan(eip, ec2.withTags(Map.of(EipNames.TAG_UID, eip.getMetadata().getUid())), null).all();

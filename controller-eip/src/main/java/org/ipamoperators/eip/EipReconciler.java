@@ -142,6 +142,10 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     EipSelector selector = spec.effectiveSelector();
     StatusDraft status = new StatusDraft(eip);
     try {
+      if (selector.node() != null && !settings.nodeMode().allows(eip.getMetadata().getNamespace())) {
+        nodeMode.refuse(eip, address.existing(eip, status).orElse(null), status);
+        return report.finish(eip, status, settings.resyncInterval());
+      }
       ElasticIp held = address.address(eip, selector, status);
       if (held == AddressStep.GONE) {
         return UpdateControl.noUpdate();

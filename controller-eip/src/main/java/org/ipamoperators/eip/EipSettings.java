@@ -5,13 +5,17 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.ipamoperators.cloud.aws.AwsSettings;
 import org.ipamoperators.eip.api.EipNames;
+import org.ipamoperators.eip.plan.NodeBound;
+import org.ipamoperators.eip.plan.NodeModeLimits;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 
@@ -25,12 +29,16 @@ import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
  * checked against AWS ({@code EIP_RESYNC_INTERVAL}, default 2m: a disassociation made in the console is repaired
  * within it), how often orphaned addresses are swept ({@code EIP_ORPHAN_SWEEP_INTERVAL}, 10m), and node failover
  * ({@code EIP_FAILOVER_GRACE}, 10s NotReady before the address moves; {@code EIP_FAILOVER_RECOVERY}, 60s Ready
- * before a node may take one again). A bad value fails the start with a message naming the variable.
+ * before a node may take one again), and who may use node mode ({@link NodeModeLimits}:
+ * {@code EIP_NODE_MODE_NAMESPACES}, comma-separated, default every namespace; {@code EIP_NODE_MODE_NODE_SELECTOR},
+ * a label selector, default any node). A bad value fails the start with a message naming the variable.
  */
 public record EipSettings(String clusterName, String namespace, Map<String, String> defaultTags, AwsSettings aws,
-    Duration resyncInterval, Duration sweepInterval, Duration failoverGrace, Duration failoverRecovery) {
+    Duration resyncInterval, Duration sweepInterval, Duration failoverGrace, Duration failoverRecovery,
+    NodeModeLimits nodeMode) {
 
   public EipSettings {
+    nodeMode = nodeMode == null ? NodeModeLimits.NONE : nodeMode;
     if (clusterName == null || clusterName.isBlank()) {
       throw new IllegalArgumentException("CLUSTER_NAME is not set: the Eip controller tags every address with"
           + " its cluster's name and never touches another cluster's addresses");
@@ -54,10 +62,12 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
   public static final String ORPHAN_SWEEP_INTERVAL = "EIP_ORPHAN_SWEEP_INTERVAL";
   public static final String FAILOVER_GRACE = "EIP_FAILOVER_GRACE";
   public static final String FAILOVER_RECOVERY = "EIP_FAILOVER_RECOVERY";
+  public static final String NODE_MODE_NAMESPACES = "EIP_NODE_MODE_NAMESPACES";
+  public static final String NODE_MODE_NODE_SELECTOR = "EIP_NODE_MODE_NODE_SELECTOR";
 
   static final java.util.List<String> NAMES = java.util.List.of("CLUSTER_NAME", "NAMESPACE", "DEFAULT_TAGS",
       "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "EIP_RESYNC_INTERVAL", "EIP_ORPHAN_SWEEP_INTERVAL",
-      "EIP_FAILOVER_GRACE", "EIP_FAILOVER_RECOVERY");
+      "EIP_FAILOVER_GRACE", "EIP_FAILOVER_RECOVERY", "EIP_NODE_MODE_NAMESPACES", "EIP_NODE_MODE_NODE_SELECTOR");
 
   /** The environment; a Java system property of the same name (-DCLUSTER_NAME=...) wins. */
   public static EipSettings fromEnvironment() {
@@ -117,20 +127,45 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
         duration(env, "EIP_RESYNC_INTERVAL", Duration.ofMinutes(2)),
         duration(env, "EIP_ORPHAN_SWEEP_INTERVAL", Duration.ofMinutes(10)),
         duration(env, "EIP_FAILOVER_GRACE", Duration.ofSeconds(10)),
-        duration(env, "EIP_FAILOVER_RECOVERY", Duration.ofSeconds(60)));
+        duration(env, "EIP_FAILOVER_RECOVERY", Duration.ofSeconds(60)), nodeModeLimits(env));
+  }
+
+  static NodeModeLimits nodeModeLimits(Map<String, String> env) {
+    Set<String> namespaces = new LinkedHashSet<>();
+    String list = env.get("EIP_NODE_MODE_NAMESPACES");
+    for (String n : list == null ? new String[0] : list.split(",")) {
+      if (!n.isBlank() && !n.trim().matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
+        throw new IllegalArgumentException("EIP_NODE_MODE_NAMESPACES '" + n.trim() + "' is not a namespace name");
+      }
+      if (!n.isBlank()) {
+        namespaces.add(n.trim());
+      }
+    }
+    try {
+      return new NodeModeLimits(namespaces, NodeBound.parse(env.get("EIP_NODE_MODE_NODE_SELECTOR")));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("EIP_NODE_MODE_NODE_SELECTOR " + e.getMessage(), e);
+    }
   }
 
   public EipSettings withAws(AwsSettings aws) {
     return new EipSettings(clusterName, namespace, defaultTags, aws, resyncInterval, sweepInterval, failoverGrace,
-        failoverRecovery);
+        failoverRecovery, nodeMode);
   }
 
   public EipSettings withIntervals(Duration resync, Duration sweep) {
-    return new EipSettings(clusterName, namespace, defaultTags, aws, resync, sweep, failoverGrace, failoverRecovery);
+    return new EipSettings(clusterName, namespace, defaultTags, aws, resync, sweep, failoverGrace, failoverRecovery,
+        nodeMode);
   }
 
   public EipSettings withFailover(Duration grace, Duration recovery) {
-    return new EipSettings(clusterName, namespace, defaultTags, aws, resyncInterval, sweepInterval, grace, recovery);
+    return new EipSettings(clusterName, namespace, defaultTags, aws, resyncInterval, sweepInterval, grace, recovery,
+        nodeMode);
+  }
+
+  public EipSettings withNodeMode(NodeModeLimits limits) {
+    return new EipSettings(clusterName, namespace, defaultTags, aws, resyncInterval, sweepInterval, failoverGrace,
+        failoverRecovery, limits);
   }
 
   /**

@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 final class NodeMode {
   static final String REASON_HOLDER_NOT_READY = "HolderNotReady";
+  static final String REASON_NOT_ALLOWED = "NodeModeNotAllowed";
+  static final String REASON_OUTSIDE_BOUND = "NodeOutsideBound";
   private static final Logger LOG = LoggerFactory.getLogger(NodeMode.class);
 
   /** How the reconciler detaches an address (disassociate, Event, status). */
@@ -138,7 +140,8 @@ final class NodeMode {
       NodeVerdict v = verdicts.get(n.getMetadata().getName());
       candidates.add(new NodeCandidate(n.getMetadata().getName(), labels(n),
           v == null ? NodeCondition.FAILED : v.condition(), n.getMetadata().getDeletionTimestamp() != null,
-          internalIp(n) != null && ElasticIps.instanceId(n.getSpec().getProviderID()).isPresent()));
+          internalIp(n) != null && ElasticIps.instanceId(n.getSpec().getProviderID()).isPresent(),
+          settings.nodeMode().nodes().admits(labels(n))));
     }
     List<NodeEip> nodeEips = new ArrayList<>();
     for (Eip e : context.getPrimaryCache().list().toList()) {
@@ -149,7 +152,8 @@ final class NodeMode {
       Optional<String> remembered = nodeHolders.get(e.key());
       String holder = remembered != null ? remembered.orElse(null)
           : e.getStatus() == null ? null : e.getStatus().resourceId();
-      nodeEips.add(new NodeEip(e.key(), selector, holder));
+      nodeEips.add(new NodeEip(e.key(), selector, holder,
+          settings.nodeMode().allows(e.getMetadata().getNamespace())));
     }
     Duration again = settings.resyncInterval();
     for (NodeVerdict v : verdicts.values()) {
@@ -158,14 +162,16 @@ final class NodeMode {
         again = d.compareTo(again) < 0 ? d : again;
       }
     }
-    return new NodePass(NodeAssignment.plan(nodeEips, candidates), all, byName, again);
+    return new NodePass(NodeAssignment.plan(nodeEips, candidates,
+        "--eip-node-mode-node-selector " + settings.nodeMode().nodes().text()), all, byName, again);
   }
 
   /** Carries out this Eip's part of the plan in AWS and in its status. */
   private void actOnNode(Eip eip, ElasticIp address, StatusDraft status, NodePass pass) {
     Optional<String> target = pass.plan().holder(eip.key());
     if (target.isEmpty()) {
-      detacher.detach(eip, address, status, "NoEligibleNode",
+      detacher.detach(eip, address, status,
+          pass.plan().outsideBound().contains(eip.key()) ? REASON_OUTSIDE_BOUND : "NoEligibleNode",
           pass.plan().unassigned().getOrDefault(eip.key(), "no node may hold it"));
       return;
     }
@@ -217,6 +223,31 @@ final class NodeMode {
     }
     status.attached(address.networkInterfaceId(), ip, holder, address.associationId());
     status.condition(COND_READY, false, REASON_HOLDER_NOT_READY, message);
+  }
+
+  /**
+   * The Eip's namespace may not use node mode: no address is allocated or associated for it. One it already holds
+   * (associated before the limit was set) is left as it is, never detached behind its back, and stays reserved to
+   * its node in the plan ({@link NodeAssignment#frozen}); deleting the Eip releases it as usual.
+   */
+  void refuse(Eip eip, ElasticIp address, StatusDraft status) {
+    String message = settings.nodeMode().refusal(eip.getMetadata().getNamespace());
+    if (address == null) {
+      message += "; no address is allocated";
+    } else if (address.associated()) {
+      String holder = eip.getStatus() == null ? null : eip.getStatus().resourceId();
+      status.attached(address.networkInterfaceId(), address.privateIp(), holder, address.associationId());
+      message += "; " + address.publicIp() + ", associated before, stays on " + (holder == null
+          ? address.privateIp() : "node " + holder) + " and is associated with no other node until the Eip is deleted";
+    } else {
+      status.detached();
+      message += "; " + address.publicIp() + " stays allocated, associated with nothing, until the Eip is deleted";
+    }
+    if (!REASON_NOT_ALLOWED.equals(readyReason(eip))) {
+      LOG.warn("Eip {}: {}", eip.key(), message);
+      events.warning(eip, REASON_NOT_ALLOWED, message);
+    }
+    status.condition(COND_READY, false, REASON_NOT_ALLOWED, message);
   }
 
   private static String readyReason(Eip eip) {

@@ -57,6 +57,26 @@ class EipSettingsTest {
   }
 
   @Test
+  void nodeModeLimitsDefaultToNoneAndAreReadFromTheirVariables() {
+    EipSettings open = EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r"));
+    assertThat(open.nodeMode().allows("anything")).isTrue();
+    assertThat(open.nodeMode().nodes().any()).isTrue();
+    EipSettings strict = EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
+        "EIP_NODE_MODE_NAMESPACES", " egress-gw, ,edge ", "EIP_NODE_MODE_NODE_SELECTOR", "tier=edge"));
+    assertThat(strict.nodeMode().namespaces()).containsExactlyInAnyOrder("egress-gw", "edge");
+    assertThat(strict.nodeMode().allows("team-b")).isFalse();
+    assertThat(strict.nodeMode().nodes().admits(Map.of("tier", "edge"))).isTrue();
+    assertThat(strict.nodeMode().nodes().admits(Map.of("tier", "web"))).isFalse();
+    assertThat(strict.withIntervals(Duration.ofSeconds(1), Duration.ofSeconds(1)).nodeMode())
+        .isEqualTo(strict.nodeMode());
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
+        "EIP_NODE_MODE_NODE_SELECTOR", "tier>1"), n -> "--x (env " + n + ")"))
+        .hasMessageStartingWith("--x (env EIP_NODE_MODE_NODE_SELECTOR) 'tier>1' is not a label selector term");
+    assertThatThrownBy(() -> EipSettings.from(Map.of("CLUSTER_NAME", "p", "AWS_REGION", "r",
+        "EIP_NODE_MODE_NAMESPACES", "Team_B"))).hasMessageStartingWith("EIP_NODE_MODE_NAMESPACES 'Team_B'");
+  }
+
+  @Test
   void theBranchEniIsTheFirstEniIdOfThePodEniAnnotation() {
     assertThat(EipReads.branchEni("[{\"eniId\":\"eni-0abc\",\"ifAddress\":\"x\"}]")).contains("eni-0abc");
     assertThat(EipReads.branchEni("{not json")).isEmpty();

@@ -25,6 +25,7 @@ import org.ipamoperators.vip.plan.GroupInfo;
 import org.ipamoperators.vip.plan.GroupPools;
 import org.ipamoperators.vip.plan.Holding;
 import org.ipamoperators.vip.plan.LedgerEntry;
+import org.ipamoperators.vip.plan.NamespaceScope;
 import org.ipamoperators.vip.plan.ServiceHoldings;
 import org.ipamoperators.vip.plan.ServiceOwners;
 import org.ipamoperators.vip.plan.ServiceRequest;
@@ -78,7 +79,7 @@ public final class VipFacts {
 
   /**
    * What the Service asks for. Its namespace is looked up (by name, null when unknown) only when a
-   * group selects namespaces. The controller looks it up on the API server rather than in an
+   * group selects namespaces by label and its {@code namespaces} (names) admit this one. The controller looks it up on the API server rather than in an
    * informer's cache: watching namespaces would need list and watch of every namespace in the
    * cluster, where the controller is granted only get, and most clusters' groups select no
    * namespace, so the lookup is rare.
@@ -94,7 +95,7 @@ public final class VipFacts {
 
   private static Map<String, String> namespaceLabels(Service svc, List<GroupInfo> groups,
       Function<String, Namespace> namespace) {
-    if (groups.stream().noneMatch(g -> g.spec().namespaceSelector() != null)) {
+    if (groups.stream().noneMatch(g -> NamespaceScope.needsLabels(g.spec(), svc.getMetadata().getNamespace()))) {
       return Map.of();
     }
     Namespace ns = namespace.apply(svc.getMetadata().getNamespace());

@@ -56,6 +56,18 @@ final class EipOptions {
           + " EIP_FAILOVER_RECOVERY; default: ${DEFAULT-VALUE})")
   String failoverRecovery;
 
+  @Option(names = "--eip-node-mode-namespaces", paramLabel = "NAMESPACE", split = ",",
+      defaultValue = "${EIP_NODE_MODE_NAMESPACES:-}",
+      description = "eip: the namespaces whose Eips may use node mode (select nodes); an Eip elsewhere gets"
+          + " Ready=False NodeModeNotAllowed and no address (env EIP_NODE_MODE_NAMESPACES; default: every namespace)")
+  java.util.List<String> nodeModeNamespaces;
+
+  @Option(names = "--eip-node-mode-node-selector", paramLabel = "SELECTOR",
+      defaultValue = "${EIP_NODE_MODE_NODE_SELECTOR:-}",
+      description = "eip: label selector (kubectl -l syntax) of the nodes node-mode Eips may select; other nodes"
+          + " never hold an Elastic IP (env EIP_NODE_MODE_NODE_SELECTOR; default: any managed node)")
+  String nodeModeNodeSelector;
+
   /** Option name of each setting, by its variable (in the order of the help). */
   private static final Map<String, String> OPTIONS = optionNames();
 
@@ -70,6 +82,8 @@ final class EipOptions {
     m.put(EipSettings.ORPHAN_SWEEP_INTERVAL, "--eip-orphan-sweep-interval");
     m.put(EipSettings.FAILOVER_GRACE, "--eip-failover-grace");
     m.put(EipSettings.FAILOVER_RECOVERY, "--eip-failover-recovery");
+    m.put(EipSettings.NODE_MODE_NAMESPACES, "--eip-node-mode-namespaces");
+    m.put(EipSettings.NODE_MODE_NODE_SELECTOR, "--eip-node-mode-node-selector");
     return java.util.Collections.unmodifiableMap(m);
   }
 
@@ -85,6 +99,9 @@ final class EipOptions {
     values.put(EipSettings.ORPHAN_SWEEP_INTERVAL, sweepInterval);
     values.put(EipSettings.FAILOVER_GRACE, failoverGrace);
     values.put(EipSettings.FAILOVER_RECOVERY, failoverRecovery);
+    values.put(EipSettings.NODE_MODE_NAMESPACES, nodeModeNamespaces == null ? null
+        : String.join(",", nodeModeNamespaces));
+    values.put(EipSettings.NODE_MODE_NODE_SELECTOR, nodeModeNodeSelector);
     values.values().removeIf(EipOptions::blank);
     return EipSettings.from(values, EipOptions::shown);
   }

@@ -199,10 +199,14 @@ class HelmChartTest {
         .set("controllers.eip.settings.namespace", "web")
         .set("controllers.eip.settings.defaultTags.Stack", "mz cloud")
         .set("controllers.eip.settings.resyncInterval", "1m")
-        .set("controllers.eip.settings.failoverGrace", "20s"));
+        .set("controllers.eip.settings.failoverGrace", "20s")
+        .set("controllers.eip.settings.nodeModeNamespaces[0]", "egress-gw")
+        .set("controllers.eip.settings.nodeModeNamespaces[1]", "edge")
+        .set("controllers.eip.settings.nodeModeNodeSelector", "tier in (edge,gw)"));
     List<String> args = Manifests.operatorArgs(Manifests.one(objects, Deployment.class));
     assertThat(args).contains("--eip-cluster-name=prod", "--eip-aws-region=eu-west-1", "--eip-namespace=web",
-        "--eip-default-tags={\"Stack\":\"mz cloud\"}", "--eip-resync-interval=1m", "--eip-failover-grace=20s");
+        "--eip-default-tags={\"Stack\":\"mz cloud\"}", "--eip-resync-interval=1m", "--eip-failover-grace=20s",
+        "--eip-node-mode-namespaces=egress-gw,edge", "--eip-node-mode-node-selector=tier in (edge,gw)");
     // and the command accepts them
     OperatorCommand cmd = new OperatorCommand();
     new picocli.CommandLine(cmd).parseArgs(args.subList(1, args.size()).toArray(String[]::new));
@@ -210,6 +214,9 @@ class HelmChartTest {
     assertThat(settings.clusterName()).isEqualTo("prod");
     assertThat(settings.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("Stack", "mz cloud"));
     assertThat(settings.resyncInterval()).isEqualTo(java.time.Duration.ofMinutes(1));
+    assertThat(settings.nodeMode().namespaces()).containsExactlyInAnyOrder("egress-gw", "edge");
+    assertThat(settings.nodeMode().nodes().admits(java.util.Map.of("tier", "gw"))).isTrue();
+    assertThat(settings.nodeMode().nodes().admits(java.util.Map.of("tier", "web"))).isFalse();
     assertThatThrownBy(() -> template().set("controllers.eip.enabled", true)
         .set("controllers.eip.settings.resyncInterval", "soon").call()).hasMessageContaining("resyncInterval");
   }

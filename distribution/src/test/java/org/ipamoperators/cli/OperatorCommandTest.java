@@ -192,7 +192,8 @@ class OperatorCommandTest {
     assertThat(help).contains("--eip-cluster-name", "env CLUSTER_NAME", "--eip-namespace", "env NAMESPACE",
         "--eip-default-tags", "env DEFAULT_TAGS", "--eip-aws-region", "env AWS_REGION", "--eip-aws-endpoint",
         "env AWS_ENDPOINT_URL", "--eip-resync-interval", "env EIP_RESYNC_INTERVAL", "--eip-orphan-sweep-interval",
-        "--eip-failover-grace", "--eip-failover-recovery", "default: 2m");
+        "--eip-failover-grace", "--eip-failover-recovery", "default: 2m", "--eip-node-mode-namespaces",
+        "env EIP_NODE_MODE_NAMESPACES", "--eip-node-mode-node-selector", "env EIP_NODE_MODE_NODE_SELECTOR");
 
     var given = parsed("operator", "--controllers", "eip", "--eip-cluster-name", "prod", "--eip-aws-region",
         "eu-west-1", "--eip-namespace", "web", "--eip-default-tags", "{\"Stack\":\"mz\"}",
@@ -205,6 +206,14 @@ class OperatorCommandTest {
     assertThat(given.resyncInterval()).isEqualTo(Duration.ofSeconds(45));
     assertThat(given.sweepInterval()).isEqualTo(Duration.ofMinutes(10));
     assertThat(given.failoverGrace()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(given.nodeMode().allows("team-b")).as("node mode open by default").isTrue();
+    assertThat(given.nodeMode().nodes().any()).isTrue();
+    var strict = parsed("operator", "--controllers", "eip", "--eip-cluster-name", "prod", "--eip-aws-region",
+        "eu-west-1", "--eip-node-mode-namespaces", "egress-gw,edge", "--eip-node-mode-node-selector",
+        "node-role.example.com/egress in (true)").eipOptions.settings();
+    assertThat(strict.nodeMode().namespaces()).containsExactlyInAnyOrder("egress-gw", "edge");
+    assertThat(strict.nodeMode().nodes().admits(java.util.Map.of("node-role.example.com/egress", "true"))).isTrue();
+    assertThat(strict.nodeMode().nodes().admits(java.util.Map.of())).isFalse();
 
     // A manifest written for k8s-eip-operator sets the variables (here as system properties, read first).
     java.util.Map<String, String> old = java.util.Map.of("CLUSTER_NAME", "legacy", "AWS_DEFAULT_REGION", "us-east-2",

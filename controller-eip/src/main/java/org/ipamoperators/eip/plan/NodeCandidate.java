@@ -4,11 +4,19 @@ import java.util.Map;
 import org.ipamoperators.core.failover.NodeCondition;
 
 /**
- * A node as node mode sees it: labels, its condition under the failover policy, whether it is being deleted, and
- * whether it can hold an address at all (an InternalIP and an AWS provider id).
+ * A node as node mode sees it: labels, its condition under the failover policy, whether it is being deleted,
+ * whether it can hold an address at all (an InternalIP and an AWS provider id), and whether it lies within the
+ * nodes node-mode Eips may select ({@link NodeBound}). A node outside the bound matches selectors as any other
+ * (so an Eip can be told why it has none) but may never keep, stay on or take an address.
  */
 public record NodeCandidate(String name, Map<String, String> labels, NodeCondition condition, boolean terminating,
-    boolean reachable) {
+    boolean reachable, boolean inBound) {
+
+  /** A node with no bound set. */
+  public NodeCandidate(String name, Map<String, String> labels, NodeCondition condition, boolean terminating,
+      boolean reachable) {
+    this(name, labels, condition, terminating, reachable, true);
+  }
 
   boolean matches(Map<String, String> selector) {
     if (selector == null || selector.isEmpty()) {
@@ -19,7 +27,7 @@ public record NodeCandidate(String name, Map<String, String> labels, NodeConditi
 
   /** May keep an address it holds: not failed (a suspect node keeps it through the grace period). */
   boolean mayKeep() {
-    return !terminating && reachable && !condition.failed();
+    return inBound && !terminating && reachable && !condition.failed();
   }
 
   /**
@@ -27,11 +35,11 @@ public record NodeCandidate(String name, Map<String, String> labels, NodeConditi
    * (an outage of the control plane makes every node look failed; the address is still serving there).
    */
   boolean mayStay() {
-    return !terminating && reachable;
+    return inBound && !terminating && reachable;
   }
 
   /** May take a new address: healthy. */
   boolean mayTake() {
-    return !terminating && reachable && condition == NodeCondition.HEALTHY;
+    return inBound && !terminating && reachable && condition == NodeCondition.HEALTHY;
   }
 }

@@ -119,12 +119,12 @@ class NodeAssignmentTest {
       List<NodeCandidate> nodes = new ArrayList<>();
       for (int i = 0; i < 1 + r.nextInt(6); i++) {
         nodes.add(new NodeCandidate("n" + i, Map.of("role", r.nextBoolean() ? "egress" : "web"),
-            NodeCondition.values()[r.nextInt(4)], r.nextInt(8) == 0, r.nextInt(8) != 0));
+            NodeCondition.values()[r.nextInt(4)], r.nextInt(8) == 0, r.nextInt(8) != 0, r.nextInt(4) != 0));
       }
       List<NodeEip> eips = new ArrayList<>();
       for (int i = 0; i < 1 + r.nextInt(5); i++) {
         eips.add(new NodeEip("ns/e" + i, Map.of("role", r.nextBoolean() ? "egress" : "web"),
-            r.nextBoolean() ? "n" + r.nextInt(7) : null));
+            r.nextBoolean() ? "n" + r.nextInt(7) : null, r.nextInt(4) != 0));
       }
       NodeAssignment a = NodeAssignment.plan(eips, nodes);
       List<NodeCandidate> n2 = new ArrayList<>(nodes);
@@ -141,7 +141,15 @@ class NodeAssignmentTest {
             : h.getValue().equals(e.holder()) ? n.mayKeep() : n.mayTake();
         assertThat(allowed).as("seed %d", seed).isTrue();
       }
-      assertThat(a.holders().size() + a.unassigned().size()).as("seed %d", seed).isEqualTo(eips.size());
+      long refused = eips.stream().filter(e -> !e.allowed()).count();
+      assertThat(a.holders().size() + a.unassigned().size() + refused).as("seed %d", seed).isEqualTo(eips.size());
+      // A refused Eip gets no node but the one it held; nobody else is given that node.
+      for (var f : a.frozen().entrySet()) {
+        NodeEip e = eips.stream().filter(x -> x.key().equals(f.getKey())).findFirst().orElseThrow();
+        assertThat(e.allowed()).as("seed %d", seed).isFalse();
+        assertThat(f.getValue()).as("seed %d", seed).isEqualTo(e.holder());
+        assertThat(a.holders()).as("seed %d", seed).doesNotContainValue(f.getValue());
+      }
       // Kept in place only when no node may take it.
       for (String k : a.kept().keySet()) {
         NodeEip e = eips.stream().filter(x -> x.key().equals(k)).findFirst().orElseThrow();
@@ -149,5 +157,41 @@ class NodeAssignmentTest {
             && !a.holders().containsValue(n.name()))).as("seed %d", seed).isEmpty();
       }
     }
+  }
+
+  @Test
+  void nodesOutsideTheBoundNeverHoldAnEipAndAnEipMatchingOnlySuchNodesSaysSo() {
+    NodeCandidate outside = new NodeCandidate("n1", EGRESS, NodeCondition.HEALTHY, false, true, false);
+    NodeCandidate inside = new NodeCandidate("n2", EGRESS, NodeCondition.HEALTHY, false, true, true);
+    // n1 is first by name and held the Eip before the bound was set: it moves to n2.
+    NodeAssignment a = NodeAssignment.plan(List.of(new NodeEip("ns/e", EGRESS, "n1")), List.of(outside, inside),
+        "tier=edge");
+    assertThat(a.holder("ns/e")).contains("n2");
+    assertThat(a.readyStatus()).containsExactlyInAnyOrderEntriesOf(Map.of("n1", false, "n2", true));
+
+    a = NodeAssignment.plan(List.of(new NodeEip("ns/e", EGRESS, "n1")), List.of(outside), "tier=edge");
+    assertThat(a.holder("ns/e")).isEmpty();
+    assertThat(a.kept()).isEmpty();
+    assertThat(a.outsideBound()).containsExactly("ns/e");
+    assertThat(a.unassigned().get("ns/e")).contains("the 1 nodes matching {role=egress} are all outside", "tier=edge");
+    assertThat(a.readyStatus()).containsExactly(Map.entry("n1", false));
+  }
+
+  @Test
+  void anEipWhoseNamespaceMayNotUseNodeModeGetsNoNodeButKeepsTheOneItHeldFromEveryoneElse() {
+    List<NodeCandidate> nodes = List.of(node("n1", NodeCondition.HEALTHY), node("n2", NodeCondition.HEALTHY));
+    NodeAssignment a = NodeAssignment.plan(List.of(new NodeEip("team-b/e", EGRESS, null, false),
+        new NodeEip("edge/gw", EGRESS, null)), nodes);
+    assertThat(a.holder("team-b/e")).isEmpty();
+    assertThat(a.unassigned()).doesNotContainKey("team-b/e");
+    assertThat(a.frozen()).isEmpty();
+    assertThat(a.holder("edge/gw")).contains("n1");
+
+    // team-b/e held n1 before the limit was set: n1 stays its own, edge/gw goes to n2.
+    a = NodeAssignment.plan(List.of(new NodeEip("team-b/e", EGRESS, "n1", false),
+        new NodeEip("edge/gw", EGRESS, null)), nodes);
+    assertThat(a.frozen()).containsExactly(Map.entry("team-b/e", "n1"));
+    assertThat(a.holder("edge/gw")).contains("n2");
+    assertThat(a.readyStatus()).containsExactlyInAnyOrderEntriesOf(Map.of("n1", true, "n2", true));
   }
 }

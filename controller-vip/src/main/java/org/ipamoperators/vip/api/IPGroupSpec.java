@@ -14,7 +14,10 @@ import org.ipamoperators.controller.common.kube.AddressPatterns;
  * The addresses of an IPGroup and who may use them. {@code segment} (one CIDR) and
  * {@code excludedIPs} are the old operator's; {@code cidrs} adds CIDRs, start-end ranges and single
  * addresses of either family. Admission checks the syntax; the controller checks the rest (host bits,
- * overlaps, exclusions outside the pool) and reports it in the status.
+ * overlaps, exclusions outside the pool) and reports it in the status. Who may use the group:
+ * {@code serviceSelector} (the Service's labels), {@code namespaceSelector} (its namespace's labels) and
+ * {@code namespaces} (its namespace's name, as MetalLB's {@code serviceAllocation.namespaces}); each one set must
+ * hold, an empty one admits everyone.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "has(self.segment) || (has(self.cidrs) && size(self.cidrs) > 0)",
@@ -29,7 +32,14 @@ public record IPGroupSpec(
     LabelSelector serviceSelector,
     LabelSelector namespaceSelector,
     Integer priority,
-    @Pattern("^(FIRST_FREE|RANDOM|STICKY)$") String strategy) {
+    @Pattern("^(FIRST_FREE|RANDOM|STICKY)$") String strategy,
+    @Size(max = 1024) List<@Size(max = 63) @Pattern("^[a-z0-9]([-a-z0-9]*[a-z0-9])?$") String> namespaces) {
+
+  /** A group open to Services of every namespace name (the old operator's fields and the selectors only). */
+  public IPGroupSpec(String segment, List<String> excludedIPs, List<String> cidrs, Boolean autoAssign,
+      LabelSelector serviceSelector, LabelSelector namespaceSelector, Integer priority, String strategy) {
+    this(segment, excludedIPs, cidrs, autoAssign, serviceSelector, namespaceSelector, priority, strategy, null);
+  }
 
   /** Every range of the pool: the segment first, then cidrs. */
   public List<String> ranges() {

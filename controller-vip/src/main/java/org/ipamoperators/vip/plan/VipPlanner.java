@@ -302,9 +302,19 @@ public final class VipPlanner {
       return Optional.of(new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip()
           + " from IPGroup " + group + ", which no longer exists; the address is kept"));
     }
-    return p.whyUnusable(h.ip()).map(why -> new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip()
-        + " but IPGroup " + group + " no longer offers it (" + why + "); the address is kept until the Service"
-        + " asks for another one or is deleted"));
+    Optional<VipProblem> unusable = p.whyUnusable(h.ip()).map(why -> new VipProblem(
+        VipProblem.Reason.AddressOutsidePool, "holds " + h.ip() + " but IPGroup " + group + " no longer offers it ("
+        + why + "); the address is kept until the Service asks for another one or is deleted"));
+    return unusable.isPresent() ? unusable : notItsNamespace(h, group, ctx);
+  }
+
+  /** A held address whose group's namespaces or namespaceSelector left the Service's namespace out since. */
+  private static Optional<VipProblem> notItsNamespace(Holding h, String group, Context ctx) {
+    return ctx.ordered().stream().filter(g -> g.name().equals(group)).findFirst()
+        .map(g -> NamespaceScope.rejection(g.spec(), ctx.req().namespace(), ctx.req().namespaceLabels()))
+        .map(why -> new VipProblem(VipProblem.Reason.AddressOutsidePool, "holds " + h.ip() + " but IPGroup "
+            + group + " no longer serves this Service (" + why + "); the address is kept until the Service asks"
+            + " for another one or is deleted"));
   }
 
   /** Why a group may not serve this Service at all (null when it may). */
@@ -318,10 +328,7 @@ public final class VipPlanner {
     if (!LabelSelectors.matches(g.spec().serviceSelector(), req.labels())) {
       return "its serviceSelector does not match the Service's labels";
     }
-    if (!LabelSelectors.matches(g.spec().namespaceSelector(), req.namespaceLabels())) {
-      return "its namespaceSelector does not match namespace " + req.namespace();
-    }
-    return null;
+    return NamespaceScope.rejection(g.spec(), req.namespace(), req.namespaceLabels());
   }
 
   private static List<GroupInfo> candidates(ServiceRequest req, List<GroupInfo> ordered) {
