@@ -8,10 +8,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code eip_allocated} and {@code eip_associated} (Eips with an address / with it associated), {@code eip_quota}
- * and {@code eip_quota_used} (the region's Elastic IP limit, from Service Quotas' L-0263D0A3 else the EC2 account
+ * {@code ipam_eip_allocated} and {@code ipam_eip_associated} (Eips with an address / with it associated), {@code ipam_eip_quota}
+ * and {@code ipam_eip_quota_used} (the region's Elastic IP limit, from Service Quotas' L-0263D0A3 else the EC2 account
  * attribute, and the addresses of the whole account there, measured
- * by each orphan sweep; -1 until known), {@code eip_allocate_failures_total{reason}} (AWS's error code).
+ * by each orphan sweep; -1 until known), {@code ipam_eip_allocate_failures_total{reason}} (AWS's error code).
  */
 final class EipMetrics {
   private final MeterRegistry registry;
@@ -21,14 +21,14 @@ final class EipMetrics {
 
   EipMetrics(MeterRegistry registry) {
     this.registry = registry;
-    Gauge.builder("eip.allocated", perEip, m -> m.values().stream().mapToInt(v -> v[0]).sum())
+    Gauge.builder("ipam.eip.allocated", perEip, m -> m.values().stream().mapToInt(v -> v[0]).sum())
         .description("Eips holding an Elastic IP").register(registry);
-    Gauge.builder("eip.associated", perEip, m -> m.values().stream().mapToInt(v -> v[1]).sum())
+    Gauge.builder("ipam.eip.associated", perEip, m -> m.values().stream().mapToInt(v -> v[1]).sum())
         .description("Eips whose Elastic IP is associated with their pod or node").register(registry);
-    Gauge.builder("eip.quota", quota, AtomicLong::get)
+    Gauge.builder("ipam.eip.quota", quota, AtomicLong::get)
         .description("Elastic IP quota of the region (Service Quotas L-0263D0A3, else the EC2 account attribute"
             + " vpc-max-elastic-ips), -1 until known").register(registry);
-    Gauge.builder("eip.quota.used", quotaUsed, AtomicLong::get)
+    Gauge.builder("ipam.eip.quota.used", quotaUsed, AtomicLong::get)
         .description("Elastic IPs of the account in the region, -1 until known").register(registry);
   }
 
@@ -46,7 +46,7 @@ final class EipMetrics {
   }
 
   void allocateFailed(String reason) {
-    Counter.builder("eip.allocate.failures").description("AllocateAddress failures by AWS error code")
+    Counter.builder("ipam.eip.allocate.failures").description("AllocateAddress failures by AWS error code")
         .tag("reason", reason).register(registry).increment();
   }
 }

@@ -352,10 +352,10 @@ class ManifestsTest {
     List<Map<String, Object>> rules = new ArrayList<>();
     groups.forEach(g -> rules.addAll(castList(g.get("rules"))));
     assertThat(normalize(alert(rules, "ElasticIpQuotaNearlyExhausted").get("expr")))
-        .isEqualTo("eip_quota_used / (eip_quota > 0) > 0.9");
+        .isEqualTo("ipam_eip_quota_used / (ipam_eip_quota > 0) > 0.9");
     assertThat(normalize(alert(rules, "ElasticIpAllocationsFailing").get("expr")))
-        .isEqualTo("increase(eip_allocate_failures_total[15m]) > 0");
-    assertThat(normalize(alert(rules, "EipsNotAssociated").get("expr"))).isEqualTo("eip_allocated - eip_associated > 0");
+        .isEqualTo("increase(ipam_eip_allocate_failures_total[15m]) > 0");
+    assertThat(normalize(alert(rules, "EipsNotAssociated").get("expr"))).isEqualTo("ipam_eip_allocated - ipam_eip_associated > 0");
   }
 
   private static Map<String, Object> alert(List<Map<String, Object>> rules, String name) {

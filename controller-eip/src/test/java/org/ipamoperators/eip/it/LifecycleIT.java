@@ -223,10 +223,10 @@ class LifecycleIT extends EipIT {
     String starved = "True".equals(world.condition("a", "QuotaExceeded").getStatus()) ? "a" : "b";
     assertThat(world.condition(starved, "QuotaExceeded").getMessage()).contains("of 5 addresses");
     assertThat(world.events("Eip", starved)).anyMatch(e -> e.startsWith("QuotaExceeded"));
-    assertThat(world.registry.get("eip.allocate.failures").tag("reason", "AddressLimitExceeded").counter().count())
+    assertThat(world.registry.get("ipam.eip.allocate.failures").tag("reason", "AddressLimitExceeded").counter().count())
         .isEqualTo(1.0);
-    await().atMost(WAIT).until(() -> world.registry.get("eip.quota").gauge().value() == 5.0);
-    assertThat(world.registry.get("eip.allocated").gauge().value()).isEqualTo(1.0);
+    await().atMost(WAIT).until(() -> world.registry.get("ipam.eip.quota").gauge().value() == 5.0);
+    assertThat(world.registry.get("ipam.eip.allocated").gauge().value()).isEqualTo(1.0);
   }
 
   @Test
