@@ -31,12 +31,14 @@ class GroupReportTest {
   @Test
   void aKeptRunningGroupKeepsItsIdsServicesAndCountsAndIsNotReady() {
     KeepalivedGroupStatus old = new KeepalivedGroupStatus(Map.of("ns/a", 7), List.of(), 2L, List.of("ns/a"), 1, 1,
-        2, "vrrp-default");
+        2, "vrrp-default", List.of("ns/b"), 1);
     KeepalivedGroupStatus s = GroupReport.keptRunning(group(old), "InvalidSpec", "bad");
     assertThat(s.routerIDs()).containsEntry("ns/a", 7);
     assertThat(s.services()).containsExactly("ns/a");
     assertThat(List.of(s.serviceCount(), s.instanceCount(), s.nodeCount())).containsExactly(1, 1, 2);
     assertThat(s.routerIDSpace()).isEqualTo("vrrp-default");
+    assertThat(s.refusedServices()).containsExactly("ns/b");
+    assertThat(s.refusedServiceCount()).isEqualTo(1);
     assertThat(s.observedGeneration()).isEqualTo(3L);
     assertThat(s.conditions()).singleElement().satisfies(c -> {
       assertThat(c.getType()).isEqualTo(GroupReport.COND_READY);
@@ -82,7 +84,8 @@ class GroupReportTest {
   void conditionsAreReadByType() {
     Condition c = new io.fabric8.kubernetes.api.model.ConditionBuilder().withType(GroupReport.COND_SERVICE_PROBLEMS)
         .withStatus("True").build();
-    KeepalivedGroupStatus s = new KeepalivedGroupStatus(Map.of(), List.of(c), 1L, List.of(), 0, 0, 0, null);
+    KeepalivedGroupStatus s = new KeepalivedGroupStatus(Map.of(), List.of(c), 1L, List.of(), 0, 0, 0, null,
+        List.of(), null);
     assertThat(GroupReport.condition(group(s), GroupReport.COND_SERVICE_PROBLEMS)).isEqualTo("True");
   }
 }
