@@ -65,21 +65,21 @@ public record AttachRules(Set<String> namespaces, List<IpRange> cidrs) {
 
   /**
    * The rules of one group: each of its own fields when set, else this default; {@value #GROUP_NAMESPACE} becomes
-   * the group's namespace.
+   * the group's namespace. An empty list (the API server refuses one) counts as unset.
    *
    * @throws IllegalArgumentException for a field of the group that does not parse (the group is InvalidSpec)
    */
   AttachRules forGroup(String groupNamespace, KeepalivedGroupSpec spec) {
     Set<String> ns = namespaces;
     List<IpRange> ranges = cidrs;
-    if (spec != null && spec.serviceNamespaces() != null) {
+    if (spec != null && spec.serviceNamespaces() != null && !spec.serviceNamespaces().isEmpty()) {
       try {
         ns = parseNamespaces(spec.serviceNamespaces());
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("serviceNamespaces: " + e.getMessage(), e);
       }
     }
-    if (spec != null && spec.vipCIDRs() != null) {
+    if (spec != null && spec.vipCIDRs() != null && !spec.vipCIDRs().isEmpty()) {
       try {
         ranges = parseCidrs(spec.vipCIDRs());
       } catch (IllegalArgumentException e) {

@@ -55,6 +55,14 @@ class AttachRulesTest {
   }
 
   @Test
+  void anEmptyListCountsAsUnsetNeverAsEverything() {
+    AttachRules defaults = AttachRules.parse(List.of("@group"), List.of("192.0.2.0/24"));
+    AttachRules r = defaults.forGroup("team-a", spec(List.of(), List.of()));
+    assertThat(r.namespaces()).containsExactly("team-a");
+    assertThat(r.announces(Ip.parse("198.51.100.1"))).isFalse();
+  }
+
+  @Test
   void badEntriesAreRefusedNamingTheFieldAndTheValue() {
     assertThatThrownBy(() -> AttachRules.ANY.forGroup("a", spec(null, List.of("192.0.2.1/24"))))
         .isInstanceOf(IllegalArgumentException.class)
