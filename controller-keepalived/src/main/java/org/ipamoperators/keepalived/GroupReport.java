@@ -58,11 +58,10 @@ final class GroupReport {
     List<Condition> c = Conditions.set(old == null ? null : old.conditions(), COND_READY, false, reason, message,
         generation);
     return old == null
-        ? new KeepalivedGroupStatus(Map.of(), c, generation, List.of(), 0, 0, 0, null, List.of(), null)
+        ? new KeepalivedGroupStatus(Map.of(), c, generation, List.of(), 0, 0, 0, null, null, null)
         : new KeepalivedGroupStatus(old.routerIDs() == null ? Map.of() : old.routerIDs(), c, generation,
             old.services() == null ? List.of() : old.services(), old.serviceCount(), old.instanceCount(),
-            old.nodeCount(), old.routerIDSpace(), old.refusedServices() == null ? List.of() : old.refusedServices(),
-            old.refusedServiceCount());
+            old.nodeCount(), old.routerIDSpace(), old.refusedServices(), old.refusedServiceCount());
   }
 
   /** The status of a group whose configuration is written: its three conditions, router ids and counts. */
@@ -93,9 +92,10 @@ final class GroupReport {
     Set<String> statusServices = new TreeSet<>(plan.services().keys());
     statusServices.addAll(troubled);
     Set<String> refused = plan.services().refused();
+    // null, not empty, when none: the status read back leaves both out, and an unchanged status is not patched.
     return new KeepalivedGroupStatus(new TreeMap<>(ids.ids()), conditions, generation, List.copyOf(statusServices),
         plan.services().attached().size(), plan.instances(), plan.nodes().size(), plan.space(),
-        refused.stream().limit(KeepalivedGroupStatus.MAX_REFUSED_LISTED).toList(),
+        refused.isEmpty() ? null : refused.stream().limit(KeepalivedGroupStatus.MAX_REFUSED_LISTED).toList(),
         refused.isEmpty() ? null : refused.size());
   }
 

@@ -88,4 +88,49 @@ class GroupReportTest {
         List.of(), null);
     assertThat(GroupReport.condition(group(s), GroupReport.COND_SERVICE_PROBLEMS)).isEqualTo("True");
   }
+
+  /** The plan of group ns/g with one node, for these Services and rules, every instance holding an id. */
+  private static GroupPlan plan(ServiceSelection services) {
+    List<org.ipamoperators.keepalived.config.KeepalivedNode> nodes = List.of(
+        org.ipamoperators.keepalived.config.KeepalivedNode.of("n1", "203.0.113.10"));
+    var planned = org.ipamoperators.keepalived.config.InstancePlanner.plan(
+        org.ipamoperators.keepalived.config.GroupSettings.builder("ns", "g").interfaceName("eth0").build(),
+        services.vips(), nodes);
+    TreeMap<String, Integer> ids = new TreeMap<>();
+    planned.routerIdKeys().forEach(k -> ids.put(k, ids.size() + 1));
+    var assembly = planned.withRouterIds(ids);
+    return new GroupPlan(nodes, services.withProblems(assembly.problems()), "vrrp-default",
+        new RouterIds.Result(ids, new TreeSet<>(), List.of(), false, false), assembly,
+        GroupPlan.Rendering.of(assembly.model()), List.of());
+  }
+
+  private static io.fabric8.kubernetes.api.model.Service service(String namespace, String name, String... ips) {
+    return new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withNamespace(namespace)
+        .withName(name).endMetadata().withNewSpec().withType("LoadBalancer").withExternalIPs(ips).endSpec().build();
+  }
+
+  @Test
+  void refusedServicesAreListedAndCountedAndAGroupWithoutAnyIsNotPatchedAgain() {
+    AttachRules rules = AttachRules.parse(List.of("ns"), List.of("192.0.2.0/24", "2001:db8::/64"));
+    ServiceSelection refusing = ServiceSelection.of("ns/g", List.of(service("ns", "ok", "192.0.2.1"),
+        service("ns", "v6", "2001:db8::1", "2001:db8:1::1"), service("other", "x", "192.0.2.2")), n -> true, rules);
+    KeepalivedGroupStatus s = GroupReport.reconciled(group(null), plan(refusing), 9650, false, 0);
+    assertThat(s.refusedServices()).containsExactly("ns/v6", "other/x");
+    assertThat(s.refusedServiceCount()).isEqualTo(2);
+    assertThat(s.services()).containsExactly("ns/ok", "ns/v6", "other/x");
+    assertThat(GroupReport.condition(group(s), GroupReport.COND_SERVICE_PROBLEMS)).isEqualTo("True");
+    assertThat(s.conditions()).filteredOn(c -> c.getType().equals(GroupReport.COND_SERVICE_PROBLEMS))
+        .singleElement().satisfies(c -> assertThat(c.getMessage()).contains("2 refused by the group's namespace"));
+
+    ServiceSelection clean = ServiceSelection.of("ns/g", List.of(service("ns", "ok", "192.0.2.1")), n -> true, rules);
+    KeepalivedGroupStatus none = GroupReport.reconciled(group(null), plan(clean), 9650, false, 0);
+    assertThat(none.refusedServices()).isNull();
+    assertThat(none.refusedServiceCount()).isNull();
+    // As the API server gives it back (absent fields stay absent): nothing to patch.
+    KeepalivedGroupStatus readBack = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+        io.fabric8.kubernetes.client.utils.Serialization.asJson(none), KeepalivedGroupStatus.class);
+    KeepalivedGroup again = group(readBack);
+    assertThat(GroupReport.patchIfChanged(again, GroupReport.reconciled(again, plan(clean), 9650, false, 0))
+        .isNoUpdate()).isTrue();
+  }
 }
