@@ -58,10 +58,10 @@ final class GroupReport {
     List<Condition> c = Conditions.set(old == null ? null : old.conditions(), COND_READY, false, reason, message,
         generation);
     return old == null
-        ? new KeepalivedGroupStatus(Map.of(), c, generation, List.of(), 0, 0, 0, null)
+        ? new KeepalivedGroupStatus(Map.of(), c, generation, List.of(), 0, 0, 0, null, null, null)
         : new KeepalivedGroupStatus(old.routerIDs() == null ? Map.of() : old.routerIDs(), c, generation,
             old.services() == null ? List.of() : old.services(), old.serviceCount(), old.instanceCount(),
-            old.nodeCount(), old.routerIDSpace());
+            old.nodeCount(), old.routerIDSpace(), old.refusedServices(), old.refusedServiceCount());
   }
 
   /** The status of a group whose configuration is written: its three conditions, router ids and counts. */
@@ -86,11 +86,17 @@ final class GroupReport {
     conditions = Conditions.set(conditions, COND_SERVICE_PROBLEMS, !troubled.isEmpty(),
         troubled.isEmpty() ? "AllAnnounced" : "ServicesNotAnnounced",
         troubled.isEmpty() ? "every attached service is announced" : troubled.size()
-            + " services are not (fully) announced, see their Events: " + first(troubled), generation);
+            + " services are not (fully) announced, see their Events: " + first(troubled)
+            + (plan.services().refused().isEmpty() ? "" : " (" + plan.services().refused().size() + " refused by the"
+                + " group's namespace or address rules, see status.refusedServices)"), generation);
     Set<String> statusServices = new TreeSet<>(plan.services().keys());
     statusServices.addAll(troubled);
+    Set<String> refused = plan.services().refused();
+    // null, not empty, when none: the status read back leaves both out, and an unchanged status is not patched.
     return new KeepalivedGroupStatus(new TreeMap<>(ids.ids()), conditions, generation, List.copyOf(statusServices),
-        plan.services().attached().size(), plan.instances(), plan.nodes().size(), plan.space());
+        plan.services().attached().size(), plan.instances(), plan.nodes().size(), plan.space(),
+        refused.isEmpty() ? null : refused.stream().limit(KeepalivedGroupStatus.MAX_REFUSED_LISTED).toList(),
+        refused.isEmpty() ? null : refused.size());
   }
 
   /** Patches the status only when it differs from what the group shows. */

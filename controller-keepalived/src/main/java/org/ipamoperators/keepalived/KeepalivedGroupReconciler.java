@@ -97,12 +97,14 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
           password.problem().get() + ": the configuration in use is left as it is");
     }
     GroupSettings groupSettings;
+    AttachRules rules;
     try {
       groupSettings = GroupSpecs.settings(group, password.value());
+      rules = settings.attach().forGroup(group.getMetadata().getNamespace(), group.getSpec());
     } catch (IllegalArgumentException e) {
       return keepRunningConfig(group, "InvalidSpec", e.getMessage());
     }
-    GroupPlan plan = plan(group, groupSettings);
+    GroupPlan plan = plan(group, groupSettings, rules);
     MetricsPorts.Port metricsPort = metricsPorts.sync(owner(group));
     plan.notes(group).forEach(this::record);
     if (metricsPort.problem() != null) {
@@ -127,15 +129,15 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
   }
 
   /**
-   * Decides what the group announces: the Services' VIPs less those another group's configuration still renders,
-   * the VRRP instances, their router ids (kept in the ledger, the one write of this step) and every node's
-   * configuration.
+   * Decides what the group announces: the Services' VIPs its rules allow, less those another group's configuration
+   * still renders, the VRRP instances, their router ids (kept in the ledger, the one write of this step) and every
+   * node's configuration.
    */
-  private GroupPlan plan(KeepalivedGroup group, GroupSettings groupSettings) {
+  private GroupPlan plan(KeepalivedGroup group, GroupSettings groupSettings, AttachRules rules) {
     KeepalivedGroupSpec spec = group.getSpec();
     List<KeepalivedNode> groupNodes = inputs.nodes(spec);
     ServiceSelection selection = ServiceSelection.of(group.key(), inputs.services(group.key()),
-        ns -> inputs.namespaceAllowed(spec, ns));
+        ns -> inputs.namespaceAllowed(spec, ns), rules);
     RenderedElsewhere.View view = inputs.rendered(group);
     VipHandover.Decision handover = VipHandover.decide(selection.vips(), view.elsewhere(), view.here(),
         view.renderedHere());

@@ -28,10 +28,12 @@ import org.ipamoperators.controller.common.ids.IdSpace;
  *     ledger so that two groups on one node never collide
  * @param secretPoll how often a group's password Secret is read again to notice a rotation (it is read by name, not
  *     watched: the operator holds no list or watch right on Secrets)
+ * @param attach the default of a group's {@code serviceNamespaces} and {@code vipCIDRs}, for groups without them:
+ *     which namespaces' Services may attach and which addresses a group announces ({@link AttachRules#ANY}: all)
  */
 public record KeepalivedSettings(String keepalivedImage, String reloaderImage, Duration routerIdGrace,
     List<String> allowedImages, Set<String> allowedNamespaces, Set<String> watchNamespaces, int routerIdsPerNamespace,
-    boolean allowGroupPrograms, IdSpace metricsPorts, Duration secretPoll) {
+    boolean allowGroupPrograms, IdSpace metricsPorts, Duration secretPoll, AttachRules attach) {
   public static final Duration DEFAULT_ROUTER_ID_GRACE = Duration.ofSeconds(90);
   public static final String DEFAULT_KEEPALIVED_IMAGE = "ipam-operators/keepalived:0.1.0";
   public static final String DEFAULT_RELOADER_IMAGE = "ipam-operators/ipam:0.1.0";
@@ -62,12 +64,15 @@ public record KeepalivedSettings(String keepalivedImage, String reloaderImage, D
     if (secretPoll == null || secretPoll.isNegative() || secretPoll.isZero()) {
       secretPoll = DEFAULT_SECRET_POLL;
     }
+    if (attach == null) {
+      attach = AttachRules.ANY;
+    }
   }
 
   /** The images and grace; every other setting at its default. */
   public KeepalivedSettings(String keepalivedImage, String reloaderImage, Duration routerIdGrace) {
     this(keepalivedImage, reloaderImage, routerIdGrace, List.of(), Set.of(), Set.of(), 0, false,
-        DEFAULT_METRICS_PORTS, DEFAULT_SECRET_POLL);
+        DEFAULT_METRICS_PORTS, DEFAULT_SECRET_POLL, AttachRules.ANY);
   }
 
   /** The defaults (the {@code ipam operator} options set the rest). */
@@ -92,37 +97,43 @@ public record KeepalivedSettings(String keepalivedImage, String reloaderImage, D
 
   public KeepalivedSettings withAllowedImages(List<String> images) {
     return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, images, allowedNamespaces,
-        watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, secretPoll);
+        watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, secretPoll, attach);
   }
 
   public KeepalivedSettings withAllowedNamespaces(Set<String> namespaces) {
     return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, allowedImages, namespaces,
-        watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, secretPoll);
+        watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, secretPoll, attach);
   }
 
   public KeepalivedSettings withWatchNamespaces(Set<String> namespaces) {
     return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, allowedImages, allowedNamespaces,
-        namespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, secretPoll);
+        namespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, secretPoll, attach);
   }
 
   public KeepalivedSettings withRouterIdsPerNamespace(int quota) {
     return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, allowedImages, allowedNamespaces,
-        watchNamespaces, quota, allowGroupPrograms, metricsPorts, secretPoll);
+        watchNamespaces, quota, allowGroupPrograms, metricsPorts, secretPoll, attach);
   }
 
   public KeepalivedSettings withAllowGroupPrograms(boolean allow) {
     return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, allowedImages, allowedNamespaces,
-        watchNamespaces, routerIdsPerNamespace, allow, metricsPorts, secretPoll);
+        watchNamespaces, routerIdsPerNamespace, allow, metricsPorts, secretPoll, attach);
   }
 
   public KeepalivedSettings withMetricsPorts(int first, int last) {
     return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, allowedImages, allowedNamespaces,
         watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, new IdSpace(METRICS_PORT_SPACE, first, last),
-        secretPoll);
+        secretPoll, attach);
+  }
+
+  /** The default attach rules of groups that set none of their own. */
+  public KeepalivedSettings withAttachRules(AttachRules rules) {
+    return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, allowedImages, allowedNamespaces,
+        watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, secretPoll, rules);
   }
 
   public KeepalivedSettings withSecretPoll(Duration poll) {
     return new KeepalivedSettings(keepalivedImage, reloaderImage, routerIdGrace, allowedImages, allowedNamespaces,
-        watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, poll);
+        watchNamespaces, routerIdsPerNamespace, allowGroupPrograms, metricsPorts, poll, attach);
   }
 }

@@ -31,12 +31,14 @@ class GroupReportTest {
   @Test
   void aKeptRunningGroupKeepsItsIdsServicesAndCountsAndIsNotReady() {
     KeepalivedGroupStatus old = new KeepalivedGroupStatus(Map.of("ns/a", 7), List.of(), 2L, List.of("ns/a"), 1, 1,
-        2, "vrrp-default");
+        2, "vrrp-default", List.of("ns/b"), 1);
     KeepalivedGroupStatus s = GroupReport.keptRunning(group(old), "InvalidSpec", "bad");
     assertThat(s.routerIDs()).containsEntry("ns/a", 7);
     assertThat(s.services()).containsExactly("ns/a");
     assertThat(List.of(s.serviceCount(), s.instanceCount(), s.nodeCount())).containsExactly(1, 1, 2);
     assertThat(s.routerIDSpace()).isEqualTo("vrrp-default");
+    assertThat(s.refusedServices()).containsExactly("ns/b");
+    assertThat(s.refusedServiceCount()).isEqualTo(1);
     assertThat(s.observedGeneration()).isEqualTo(3L);
     assertThat(s.conditions()).singleElement().satisfies(c -> {
       assertThat(c.getType()).isEqualTo(GroupReport.COND_READY);
@@ -82,7 +84,53 @@ class GroupReportTest {
   void conditionsAreReadByType() {
     Condition c = new io.fabric8.kubernetes.api.model.ConditionBuilder().withType(GroupReport.COND_SERVICE_PROBLEMS)
         .withStatus("True").build();
-    KeepalivedGroupStatus s = new KeepalivedGroupStatus(Map.of(), List.of(c), 1L, List.of(), 0, 0, 0, null);
+    KeepalivedGroupStatus s = new KeepalivedGroupStatus(Map.of(), List.of(c), 1L, List.of(), 0, 0, 0, null,
+        List.of(), null);
     assertThat(GroupReport.condition(group(s), GroupReport.COND_SERVICE_PROBLEMS)).isEqualTo("True");
+  }
+
+  /** The plan of group ns/g with one node, for these Services and rules, every instance holding an id. */
+  private static GroupPlan plan(ServiceSelection services) {
+    List<org.ipamoperators.keepalived.config.KeepalivedNode> nodes = List.of(
+        org.ipamoperators.keepalived.config.KeepalivedNode.of("n1", "203.0.113.10"));
+    var planned = org.ipamoperators.keepalived.config.InstancePlanner.plan(
+        org.ipamoperators.keepalived.config.GroupSettings.builder("ns", "g").interfaceName("eth0").build(),
+        services.vips(), nodes);
+    TreeMap<String, Integer> ids = new TreeMap<>();
+    planned.routerIdKeys().forEach(k -> ids.put(k, ids.size() + 1));
+    var assembly = planned.withRouterIds(ids);
+    return new GroupPlan(nodes, services.withProblems(assembly.problems()), "vrrp-default",
+        new RouterIds.Result(ids, new TreeSet<>(), List.of(), false, false), assembly,
+        GroupPlan.Rendering.of(assembly.model()), List.of());
+  }
+
+  private static io.fabric8.kubernetes.api.model.Service service(String namespace, String name, String... ips) {
+    return new io.fabric8.kubernetes.api.model.ServiceBuilder().withNewMetadata().withNamespace(namespace)
+        .withName(name).endMetadata().withNewSpec().withType("LoadBalancer").withExternalIPs(ips).endSpec().build();
+  }
+
+  @Test
+  void refusedServicesAreListedAndCountedAndAGroupWithoutAnyIsNotPatchedAgain() {
+    AttachRules rules = AttachRules.parse(List.of("ns"), List.of("192.0.2.0/24", "2001:db8::/64"));
+    ServiceSelection refusing = ServiceSelection.of("ns/g", List.of(service("ns", "ok", "192.0.2.1"),
+        service("ns", "v6", "2001:db8::1", "2001:db8:1::1"), service("other", "x", "192.0.2.2")), n -> true, rules);
+    KeepalivedGroupStatus s = GroupReport.reconciled(group(null), plan(refusing), 9650, false, 0);
+    assertThat(s.refusedServices()).containsExactly("ns/v6", "other/x");
+    assertThat(s.refusedServiceCount()).isEqualTo(2);
+    assertThat(s.services()).containsExactly("ns/ok", "ns/v6", "other/x");
+    assertThat(GroupReport.condition(group(s), GroupReport.COND_SERVICE_PROBLEMS)).isEqualTo("True");
+    assertThat(s.conditions()).filteredOn(c -> c.getType().equals(GroupReport.COND_SERVICE_PROBLEMS))
+        .singleElement().satisfies(c -> assertThat(c.getMessage()).contains("2 refused by the group's namespace"));
+
+    ServiceSelection clean = ServiceSelection.of("ns/g", List.of(service("ns", "ok", "192.0.2.1")), n -> true, rules);
+    KeepalivedGroupStatus none = GroupReport.reconciled(group(null), plan(clean), 9650, false, 0);
+    assertThat(none.refusedServices()).isNull();
+    assertThat(none.refusedServiceCount()).isNull();
+    // As the API server gives it back (absent fields stay absent): nothing to patch.
+    KeepalivedGroupStatus readBack = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+        io.fabric8.kubernetes.client.utils.Serialization.asJson(none), KeepalivedGroupStatus.class);
+    KeepalivedGroup again = group(readBack);
+    assertThat(GroupReport.patchIfChanged(again, GroupReport.reconciled(again, plan(clean), 9650, false, 0))
+        .isNoUpdate()).isTrue();
   }
 }

@@ -80,4 +80,63 @@ class ServiceSelectionTest {
         .containsExactly(org.assertj.core.groups.Tuple.tuple("NoVIPYet", false),
             org.assertj.core.groups.Tuple.tuple("DuplicateVIP", true));
   }
+
+  @Test
+  void aServiceOfANamespaceNotInServiceNamespacesIsRefused() {
+    AttachRules rules = AttachRules.parse(List.of("@group"), List.of()).forGroup("net", null);
+    ServiceSelection s = ServiceSelection.of("net/g", List.of(service("net", "web", Map.of(), "192.0.2.1"),
+        service("team-b", "db", Map.of(), "192.0.2.2")), ns -> true, rules);
+    assertThat(s.attached()).containsOnlyKeys(new ServiceRef("net", "web"));
+    assertThat(s.troubled()).containsExactly("team-b/db");
+    assertThat(s.refused()).containsExactly("team-b/db");
+    assertThat(s.vips()).extracting(ServiceVips::service).containsExactly(new ServiceRef("net", "web"));
+    assertThat(s.notes()).singleElement().satisfies(n -> {
+      assertThat(n.warning()).isTrue();
+      assertThat(n.reason()).isEqualTo(ServiceSelection.REASON_NAMESPACE);
+      assertThat(n.on().getMetadata().getName()).isEqualTo("db");
+      assertThat(n.message()).contains("namespace team-b", "KeepalivedGroup net/g", "serviceNamespaces: [net]");
+    });
+  }
+
+  @Test
+  void vipsOutsideTheCidrsAreLeftOutAndTheOthersStillAnnounced() {
+    AttachRules rules = AttachRules.parse(List.of(), List.of("192.0.2.0/25", "2001:db8:a::/48"));
+    ServiceSelection s = ServiceSelection.of("net/g", List.of(
+        service("a", "mixed", Map.of(), "192.0.2.1", "192.0.2.200", "2001:db8:a::1", "2001:db8:b::1"),
+        service("a", "outside", Map.of(), "198.51.100.1", "2001:db8:c::1"),
+        service("a", "inside", Map.of(), "2001:db8:a:1::1")), ns -> true, rules);
+    assertThat(s.vips()).containsExactlyInAnyOrder(ServiceVips.of("a/mixed", "192.0.2.1", "2001:db8:a::1"),
+        ServiceVips.of("a/inside", "2001:db8:a:1::1"));
+    // A Service none of whose VIPs may be announced is not attached at all.
+    assertThat(s.attached()).containsOnlyKeys(new ServiceRef("a", "mixed"), new ServiceRef("a", "inside"));
+    assertThat(s.keys()).containsExactly("a/inside", "a/mixed");
+    assertThat(s.troubled()).containsExactly("a/mixed", "a/outside");
+    assertThat(s.refused()).containsExactly("a/mixed", "a/outside");
+    assertThat(s.notes()).extracting(GroupReport.Note::reason).containsOnly(ServiceSelection.REASON_VIP);
+    assertThat(s.notes()).extracting(GroupReport.Note::message).containsExactly(
+        "192.0.2.200, 2001:db8:b::1 are outside the addresses KeepalivedGroup net/g may announce (vipCIDRs:"
+            + " [192.0.2.0/25, 2001:db8:a::/48]): not announced",
+        "198.51.100.1, 2001:db8:c::1 are outside the addresses KeepalivedGroup net/g may announce (vipCIDRs:"
+            + " [192.0.2.0/25, 2001:db8:a::/48]): not announced");
+  }
+
+  @Test
+  void specialAddressesAreRefusedBeforeTheCidrsAreLookedAt() {
+    AttachRules rules = AttachRules.parse(List.of(), List.of("0.0.0.0/0", "::/0"));
+    ServiceSelection s = ServiceSelection.of("net/g", List.of(service("a", "web", Map.of(), "127.0.0.1",
+        "192.0.2.1")), ns -> true, rules);
+    assertThat(s.vips()).containsExactly(ServiceVips.of("a/web", "192.0.2.1"));
+    assertThat(s.refused()).isEmpty();
+    assertThat(s.troubled()).containsExactly("a/web");
+    assertThat(s.notes()).singleElement().satisfies(n -> assertThat(n.reason()).isEqualTo("InvalidServiceConfig"));
+  }
+
+  @Test
+  void refusalsSurviveTheLaterSteps() {
+    AttachRules rules = AttachRules.parse(List.of("a"), List.of());
+    ServiceSelection s = ServiceSelection.of("net/g", List.of(service("b", "x", Map.of(), "192.0.2.1")), ns -> true,
+        rules);
+    assertThat(s.handedOver(new VipHandover.Decision(List.of(), List.of())).withProblems(List.of()).refused())
+        .containsExactly("b/x");
+  }
 }

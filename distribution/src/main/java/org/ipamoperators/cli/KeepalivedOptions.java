@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import org.ipamoperators.keepalived.AttachRules;
 import org.ipamoperators.keepalived.KeepalivedSettings;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
@@ -11,7 +12,8 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * {@code ipam operator}'s settings of the keepalived controller, each with an environment fallback. A KeepalivedGroup
  * runs its image as root with the host network on the nodes it selects: the images, namespaces and router-id quota
- * allowed here are the trust boundary around whoever may create one.
+ * allowed here are the trust boundary around whoever may create one; the Service namespaces and VIP CIDRs are the
+ * default of what a group lets others attach and announce.
  */
 final class KeepalivedOptions {
   @Option(names = "--keepalived-image", paramLabel = "IMAGE",
@@ -43,6 +45,19 @@ final class KeepalivedOptions {
       description = "keepalived: serve KeepalivedGroups only in these namespaces; the others get a NotAllowed"
           + " condition (env IPAM_KEEPALIVED_ALLOWED_NAMESPACES; default: every namespace)")
   List<String> allowedNamespaces;
+
+  @Option(names = "--keepalived-service-namespaces", paramLabel = "NAMESPACE", split = ",",
+      defaultValue = "${env:IPAM_KEEPALIVED_SERVICE_NAMESPACES:-}",
+      description = "keepalived: namespaces whose Services may attach VIPs to a group without serviceNamespaces of its"
+          + " own; " + AttachRules.GROUP_NAMESPACE + " is the group's own namespace (env"
+          + " IPAM_KEEPALIVED_SERVICE_NAMESPACES; default: every namespace)")
+  List<String> serviceNamespaces;
+
+  @Option(names = "--keepalived-vip-cidrs", paramLabel = "CIDR", split = ",",
+      defaultValue = "${env:IPAM_KEEPALIVED_VIP_CIDRS:-}",
+      description = "keepalived: the only addresses (IPv4 and IPv6 CIDRs, addresses or FIRST-LAST ranges) a group"
+          + " without vipCIDRs of its own announces (env IPAM_KEEPALIVED_VIP_CIDRS; default: any address)")
+  List<String> vipCidrs;
 
   @Option(names = "--keepalived-namespaces", paramLabel = "NAMESPACE", split = ",",
       defaultValue = "${env:IPAM_KEEPALIVED_NAMESPACES:-}",
@@ -94,6 +109,13 @@ final class KeepalivedOptions {
     if (routerIdsPerNamespace < 0 || routerIdsPerNamespace > 255) {
       throw new TypeConversionException("--keepalived-router-ids-per-namespace must be 0 (no limit) to 255");
     }
+    AttachRules attach;
+    try {
+      attach = AttachRules.parse(nonBlank(serviceNamespaces), nonBlank(vipCidrs));
+    } catch (IllegalArgumentException e) {
+      throw new TypeConversionException("--keepalived-service-namespaces / --keepalived-vip-cidrs: "
+          + e.getMessage());
+    }
     return new KeepalivedSettings(image.trim(), reloaderImage.trim(), Duration.ofSeconds(routerIdGraceSeconds))
         .withAllowedImages(nonBlank(allowedImages))
         .withAllowedNamespaces(new LinkedHashSet<>(nonBlank(allowedNamespaces)))
@@ -101,7 +123,8 @@ final class KeepalivedOptions {
         .withRouterIdsPerNamespace(routerIdsPerNamespace)
         .withAllowGroupPrograms(allowGroupPrograms)
         .withMetricsPorts(first, last)
-        .withSecretPoll(secretPoll);
+        .withSecretPoll(secretPoll)
+        .withAttachRules(attach);
   }
 
   private static List<String> nonBlank(List<String> values) {

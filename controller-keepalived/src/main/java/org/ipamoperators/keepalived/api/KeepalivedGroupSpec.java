@@ -89,7 +89,31 @@ public record KeepalivedGroupSpec(
     @JsonProperty("routerIDSpace")
     @JsonPropertyDescription("router-id space shared with the other groups on the same network (default 'default');"
         + " groups on networks that never see each other's adverts may use spaces of their own")
-    @Pattern("^[a-z0-9]([-a-z0-9]{0,33}[a-z0-9])?$") String routerIDSpace) {
+    @Pattern("^[a-z0-9]([-a-z0-9]{0,33}[a-z0-9])?$") String routerIDSpace,
+
+    @JsonPropertyDescription("the only namespaces whose Services may attach VIPs to this group ('@group': the"
+        + " group's own namespace), on top of namespaceSelector; unset: the operator's --keepalived-service-namespaces"
+        + " (default: every namespace)")
+    @Size(min = 1, max = 256) List<@Pattern("^(@group|[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$") String> serviceNamespaces,
+
+    @JsonProperty("vipCIDRs")
+    @JsonPropertyDescription("the only addresses this group announces, IPv4 and IPv6 (CIDRs, addresses or first-last"
+        + " ranges); a Service's VIP outside them is refused with a Warning Event; unset: the operator's"
+        + " --keepalived-vip-cidrs (default: any address)")
+    @Size(min = 1, max = 256) List<@Size(max = 100) String> vipCIDRs) {
+
+  /** A spec without {@code serviceNamespaces} and {@code vipCIDRs}: the operator's defaults apply. */
+  public KeepalivedGroupSpec(String image, String interfaceName, String interfaceFromIP, Map<String, String> nodeSelector,
+      PasswordAuth passwordAuth, Map<String, String> verbatimConfig, List<Integer> blacklistRouterIDs,
+      Boolean unicastEnabled, String daemonsetPodPriorityClassName, Map<String, String> daemonsetPodAnnotations,
+      Integer vrrpVersion, String advertInterval, Integer priority, Integer ownerPriority, Boolean preempt,
+      String preemptDelay, Integer sharedInstances, Integer maxAdvertisedVips, LabelSelector namespaceSelector,
+      String routerIDSpace) {
+    this(image, interfaceName, interfaceFromIP, nodeSelector, passwordAuth, verbatimConfig, blacklistRouterIDs,
+        unicastEnabled, daemonsetPodPriorityClassName, daemonsetPodAnnotations, vrrpVersion, advertInterval, priority,
+        ownerPriority, preempt, preemptDelay, sharedInstances, maxAdvertisedVips, namespaceSelector, routerIDSpace,
+        null, null);
+  }
 
   public static final String DEFAULT_ROUTER_ID_SPACE = "default";
 

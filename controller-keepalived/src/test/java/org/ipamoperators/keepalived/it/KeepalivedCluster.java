@@ -303,6 +303,8 @@ final class KeepalivedCluster implements AutoCloseable {
     Integer sharedInstances;
     io.fabric8.kubernetes.api.model.LabelSelector namespaceSelector;
     String space;
+    List<String> serviceNamespaces;
+    List<String> vipCidrs;
 
     SpecBuilder(String ns) {
       nodeSelector = Map.of("test", ns);
@@ -310,7 +312,8 @@ final class KeepalivedCluster implements AutoCloseable {
 
     KeepalivedGroupSpec build() {
       return new KeepalivedGroupSpec(image, iface, interfaceFromIp, nodeSelector, passwordAuth, verbatim, blacklist,
-          unicast, null, null, null, advert, null, null, null, null, sharedInstances, null, namespaceSelector, space);
+          unicast, null, null, null, advert, null, null, null, null, sharedInstances, null, namespaceSelector, space,
+          serviceNamespaces, vipCidrs);
     }
   }
 }
