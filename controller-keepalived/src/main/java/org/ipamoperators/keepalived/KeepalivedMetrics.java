@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class KeepalivedMetrics {
   static final List<String> GAUGES = List.of(
-      "keepalived_group_router_ids", "keepalived_group_instances_without_router_id", "keepalived_group_instances",
-      "keepalived_group_vips", "keepalived_group_services", "keepalived_group_services_with_problems",
-      "keepalived_group_nodes");
+      "ipam_keepalived_group_router_ids", "ipam_keepalived_group_instances_without_router_id", "ipam_keepalived_group_instances",
+      "ipam_keepalived_group_vips", "ipam_keepalived_group_services", "ipam_keepalived_group_services_with_problems",
+      "ipam_keepalived_group_nodes");
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> values = new ConcurrentHashMap<>();
@@ -41,7 +41,7 @@ final class KeepalivedMetrics {
   }
 
   void configWritten(String namespace, String name) {
-    Counter.builder("keepalived_group_config_changes").description("ConfigMap contents changed for the group")
+    Counter.builder("ipam_keepalived_group_config_changes").description("ConfigMap contents changed for the group")
         .tags(tags(namespace, name)).register(registry).increment();
   }
 

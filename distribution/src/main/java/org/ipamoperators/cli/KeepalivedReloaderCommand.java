@@ -122,16 +122,19 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
         .description("Configurations keepalived --config-test refused (the running one was kept)").register(registry);
     Gauge.builder("ipam_keepalived_up", reloader, r -> r.keepalivedUp() ? 1 : 0)
         .description("1 while the keepalived process of the PID file runs").register(registry);
-    // Each VRRP instance's state (keepalived_exporter's series): keepalived dumps its data on SIGUSR1.
-    MultiGauge vrrp = MultiGauge.builder("keepalived_vrrp_state")
-        .description("VRRP instance state: 0 INIT, 1 BACKUP, 2 MASTER, 3 FAULT").register(registry);
+    // Each VRRP instance's state: keepalived dumps its data on SIGUSR1. Also under keepalived_exporter's name,
+    // which existing dashboards and alerts use.
+    List<MultiGauge> vrrp = java.util.stream.Stream.of("ipam_keepalived_vrrp_state", "keepalived_vrrp_state")
+        .map(name -> MultiGauge.builder(name)
+            .description("VRRP instance state: 0 INIT, 1 BACKUP, 2 MASTER, 3 FAULT").register(registry)).toList();
     return ProbeServer.start(new InetSocketAddress(bindAddress, metricsPort),
         () -> ProbeServer.Probe.ok("ok"),
         () -> last.get() == null || last.get() == Outcome.SOURCE_MISSING || last.get() == Outcome.INTERFACE_UNRESOLVED
             ? ProbeServer.Probe.failing("no configuration applied yet: " + last.get())
             : ProbeServer.Probe.ok("ok: " + last.get()),
         () -> {
-          vrrp.register(vrrpRows(reloader), true);
+          List<MultiGauge.Row<?>> rows = vrrpRows(reloader);
+          vrrp.forEach(g -> g.register(rows, true));
           return registry.scrape();
         });
   }
