@@ -71,6 +71,10 @@ class KeepalivedReloaderCommandIT {
         assertThat(OperatorRun.statusOrRefused(port, "/readyz")).isEqualTo(200);
         assertThat(OperatorRun.get(port, "/metrics").body()).contains("ipam_keepalived_reloads_total 1.0",
             "ipam_keepalived_config_refused_total 0.0", "ipam_keepalived_up 1.0");
+        assertThat(ExportedMetrics.KEEPALIVED_POD).as("the dashboards' table of the group pods' series")
+            .containsAll(ExportedMetrics.served(OperatorRun.get(port, "/metrics").body()).stream()
+                .filter(n -> n.startsWith("ipam_") || n.startsWith("keepalived_")).toList())
+            .contains("ipam_keepalived_reloads_total", "ipam_keepalived_config_refused_total", "ipam_keepalived_up");
       });
       assertThat(Files.readString(target)).isEqualTo(VALID);
 
