@@ -65,6 +65,7 @@ class OperatorIT {
       });
       OperatorRun.Response metrics = OperatorRun.get(port, "/metrics");
       assertThat(metrics.status()).isEqualTo(200);
+      ExportedMetrics.assertServed("egressip", metrics.body());
       assertThat(OperatorRun.get(port, "/nothing").status()).isEqualTo(404);
     } finally {
       run.close();
