@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.ipamoperators.cli.audit.AuditProgress;
 import org.ipamoperators.cli.audit.CloudFacts;
 import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.cli.audit.EipFacts;
@@ -94,6 +95,25 @@ final class AuditCommand implements Callable<Integer> {
           + " IPAM_OPERATOR_NAMESPACE; default: the client's namespace)")
   String operatorNamespace;
 
+  @Option(names = "--progress", arity = "0..1", paramLabel = "BOOLEAN", fallbackValue = "true",
+      description = "say on stderr what has been read, as it is read (default: when stderr is a terminal)")
+  Boolean progress;
+
+  /** Progress lines on stderr, with the time since the command started; none unless asked or on a terminal. */
+  private AuditProgress progress(PrintWriter err) {
+    boolean on = progress != null ? progress : System.console() != null;
+    if (!on) {
+      return AuditProgress.NONE;
+    }
+    return (kind, count) -> {
+      err.printf("ipam audit: %d %s%s (%.1f s)%n", count, kind, count == 1 ? "" : "s",
+          (System.nanoTime() - started) / 1e9);
+      err.flush();
+    };
+  }
+
+  private final long started = System.nanoTime();
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
@@ -104,7 +124,7 @@ final class AuditCommand implements Callable<Integer> {
     CloudFacts cloudFacts = CloudFacts.NONE;
     EipFacts eipFacts = EipFacts.NONE;
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config()).build()) {
-      facts = ClusterFacts.read(client);
+      facts = ClusterFacts.read(client, ClusterFacts.ALL, progress(err));
       if (cloud) {
         cloudFacts = CloudFacts.read(client, cloudSettings(), platform != null ? platform : CloudFacts.platformOverride());
       }
@@ -115,6 +135,7 @@ final class AuditCommand implements Callable<Integer> {
       }
       report = LedgerAudit.audit(facts.entries(), facts.publications(), cloudFacts.view(), eipFacts.findings(),
           new AuditOptions(Instant.now(), leakGrace));
+      progress(err).read("finding", report.findings().size());
       if (repair) {
         repaired = new Repairs(client).apply(facts, report.repairs());
       }

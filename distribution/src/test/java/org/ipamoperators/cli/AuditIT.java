@@ -76,6 +76,13 @@ class AuditIT {
     assertThat(first.exit()).as(first.err()).isEqualTo(1);
     // The API server is shared with other test classes: only this test's addresses are looked at.
     JsonNode report = JSON.readTree(first.out());
+    assertThat(first.err()).as("no progress unless asked (stderr is no terminal here)").isEmpty();
+    IpamRun told = IpamRun.of("audit", "--kubeconfig", kubeconfig.toString(), "--leak-grace", "1ms", "-o", "json",
+        "--progress");
+    assertThat(told.err()).containsPattern("(?m)^ipam audit: \\d+ Namespaces \\(\\d+\\.\\d s\\)$")
+        .containsPattern("(?m)^ipam audit: \\d+ IPClaims? \\(").containsPattern("(?m)^ipam audit: \\d+ Services? \\(")
+        .containsPattern("(?m)^ipam audit: \\d+ findings? \\(");
+    assertThat(JSON.readTree(told.out()).path("kind").asText()).as("stdout keeps the report alone").isEqualTo("AuditReport");
     assertThat(report.path("kind").asText()).isEqualTo("AuditReport");
     assertThat(report.path("schemaVersion").asText()).isEqualTo(JsonOutput.SCHEMA_VERSION);
     assertThat(kinds(report, "198.18.14.10")).isEmpty();

@@ -58,6 +58,7 @@ public final class ClusterFacts {
   private final Map<Publication, HasMetadata> publishers = new HashMap<>();
   private final List<String> unreadable = new ArrayList<>();
   private final List<Eip> eips = new ArrayList<>();
+  private AuditProgress progress = AuditProgress.NONE;
 
   private ClusterFacts() {}
 
@@ -115,7 +116,13 @@ public final class ClusterFacts {
    * reads only what its RBAC lets those controllers read.
    */
   public static ClusterFacts read(KubernetesClient client, Set<String> controllers) {
+    return read(client, controllers, AuditProgress.NONE);
+  }
+
+  /** As {@link #read(KubernetesClient, Set)}, telling {@code progress} of each list read. */
+  public static ClusterFacts read(KubernetesClient client, Set<String> controllers, AuditProgress progress) {
     ClusterFacts f = new ClusterFacts();
+    f.progress = progress;
     Owners owners = readOwners(f, client, controllers);
     f.eips.addAll(owners.eips());
     boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip") || controllers.contains("eip");
@@ -138,9 +145,9 @@ public final class ClusterFacts {
   /** The objects that own claims, of the controllers audited (empty lists for the others). */
   private static Owners readOwners(ClusterFacts f, KubernetesClient client, Set<String> controllers) {
     List<Namespace> namespaces = controllers.contains("egressip")
-        ? client.namespaces().list().getItems() : List.of();
+        ? listed(f, "Namespace", client.namespaces().list().getItems()) : List.of();
     List<Service> services = controllers.contains("vip")
-        ? client.services().inAnyNamespace().list().getItems() : List.of();
+        ? listed(f, "Service", client.services().inAnyNamespace().list().getItems()) : List.of();
     List<KeepalivedGroup> groups = controllers.contains("keepalived") ? listOrEmpty(f, "KeepalivedGroup",
         () -> client.resources(KeepalivedGroup.class).inAnyNamespace().list().getItems()) : List.of();
     List<Eip> eips = controllers.contains("eip") ? listOrEmpty(f, "Eip",
@@ -152,7 +159,7 @@ public final class ClusterFacts {
   private static Map<String, IPClaim> ipClaims(ClusterFacts f, KubernetesClient client, Set<String> controllers,
       Owners owners) {
     Map<String, IPClaim> claimByAddress = new HashMap<>();
-    for (IPClaim c : client.resources(IPClaim.class).list().getItems()) {
+    for (IPClaim c : listed(f, "IPClaim", client.resources(IPClaim.class).list().getItems())) {
       if (c.getSpec() == null || c.getSpec().owner() == null) {
         continue; // refused by the CRD's schema; nothing to compare
       }
@@ -206,7 +213,7 @@ public final class ClusterFacts {
   }
 
   private static void idClaims(ClusterFacts f, KubernetesClient client, Owners owners) {
-    for (IDClaim c : client.resources(IDClaim.class).list().getItems()) {
+    for (IDClaim c : listed(f, "IDClaim", client.resources(IDClaim.class).list().getItems())) {
       if (c.getSpec() == null || c.getSpec().owner() == null) {
         continue;
       }
@@ -384,13 +391,20 @@ public final class ClusterFacts {
     return t == null ? null : Instant.parse(t);
   }
 
+  /** A list read, told to the progress. */
+  private static <T> List<T> listed(ClusterFacts f, String kind, List<T> items) {
+    f.progress.read(kind, items.size());
+    return items;
+  }
+
   private interface Lister<T> {
     List<T> list();
   }
 
   private static <T> List<T> listOrEmpty(ClusterFacts f, String kind, Lister<T> lister) {
+    List<T> items;
     try {
-      return lister.list();
+      items = lister.list();
     } catch (KubernetesClientException e) {
       if (e.getCode() == 404) {
         f.unreadable.add(kind);
@@ -398,5 +412,6 @@ public final class ClusterFacts {
       }
       throw e;
     }
+    return listed(f, kind, items);
   }
 }
