@@ -3,6 +3,7 @@ package org.ipamoperators.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.ipamoperators.cli.RbacUsage.grant;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -28,6 +29,7 @@ import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.ipamoperators.vip.api.IPGroup;
+import org.ipamoperators.vip.api.VipAnnotations;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,8 +42,19 @@ import org.junit.jupiter.api.io.TempDir;
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipgroups.paas.org-v1.yml"},
-    thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE})
+    thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE},
+    auditLog = true)
 class VipManifestsIT {
+  /** Verbs the scenario below does not reach: the code path, and the test that runs it under these rules. */
+  private static final Map<RbacUsage.Grant, String> USED_ELSEWHERE = Map.ofEntries(
+      Map.entry(grant("", "events", "*"), "EventRecorder: Events on bad input and refusals; BadInputCorpusIT"),
+      Map.entry(grant("", "services", "delete"), "VirtualIPMigration: the old operator's clone; MigrationIT"),
+      Map.entry(grant("ipam.ipamoperators.org", "ipclaims", "*"), "a claim that exists (get), a shared address's "
+          + "members (update); SharingIT, SharedClaimsIT"),
+      Map.entry(grant("paas.org", "ips", "*"), "VirtualIPMigration: the old IP object relabelled; MigrationIT"),
+      Map.entry(grant("paas.org", "virtualips", "*"), "VirtualIPMigration; MigrationIT"),
+      Map.entry(grant("paas.org", "virtualips/status", "update"), "VirtualIPMigration's steps; MigrationIT")
+  );
   private static final Duration WAIT = Duration.ofSeconds(60);
   private final List<String> groups = new ArrayList<>();
 
@@ -95,6 +108,8 @@ class VipManifestsIT {
     groups.add(group);
     client.resource(ipGroup(group, "198.51.100.8/29")).create();
 
+    // Every request of the operator's ServiceAccount from here on is checked against the chart's rules.
+    long mark = server.auditMark();
     OperatorRun run = ManifestsIT.startAsDeployment(deployment, kubeconfig, client);
     try {
       client.services().resource(new ServiceBuilder().withNewMetadata().withName("web").endMetadata()
@@ -111,6 +126,14 @@ class VipManifestsIT {
           .getIp());
       assertThat(new ClusterLedger(client).get(ip)).as("the ledger entry behind %s", ip).isPresent();
 
+      // A Service the old operator left its finalizer on: the finalizer goes, once (get, then patch).
+      client.services().resource(new ServiceBuilder().withNewMetadata().withName("old")
+          .withFinalizers(VipAnnotations.LEGACY_FINALIZER).endMetadata().withNewSpec().withType("LoadBalancer")
+          .withAllocateLoadBalancerNodePorts(false).addNewPort().withPort(80).withProtocol("TCP").endPort().endSpec()
+          .build()).create();
+      await().atMost(WAIT).failFast(run::assertRunning).untilAsserted(() ->
+          assertThat(client.services().withName("old").get().getMetadata().getFinalizers()).isNullOrEmpty());
+
       // Deleting the Service frees its address (on its delete event, under the same rights).
       client.services().withName("web").delete();
       await().atMost(WAIT).failFast(run::assertRunning).untilAsserted(() -> {
@@ -120,6 +143,8 @@ class VipManifestsIT {
     } finally {
       run.close();
     }
+    RbacUsage.assertExact(RbacUsage.granted(Manifests.objects("vip"), sa), RbacUsage.requests(server, mark, sa),
+        USED_ELSEWHERE);
   }
 
   /** The old operator's shape: a segment and nothing else. */
