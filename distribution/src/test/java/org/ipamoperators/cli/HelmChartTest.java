@@ -331,7 +331,8 @@ class HelmChartTest {
     List<Role> secretRoles = Manifests.ofType(strict, Role.class).stream()
         .filter(r -> r.getMetadata().getName().equals("test-keepalived") && !secretRules(r.getRules()).isEmpty())
         .toList();
-    assertThat(secretRoles).extracting(r -> r.getMetadata().getNamespace()).containsExactlyInAnyOrder("team-a", "team-b");
+    assertThat(secretRoles).extracting(r -> r.getMetadata().getNamespace())
+        .containsExactlyInAnyOrder("team-a", "team-b");
     assertThat(secretRoles).allSatisfy(r -> assertThat(r.getRules()).singleElement().satisfies(rule -> {
       assertThat(rule.getResources()).containsExactly("secrets");
       assertThat(rule.getVerbs()).containsExactly("get");

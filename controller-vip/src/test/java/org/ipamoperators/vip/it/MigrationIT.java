@@ -217,7 +217,8 @@ class MigrationIT {
   @Test
   void aServiceNamedLikeTheCloneButNotMadeForTheVirtualIpSurvivesMigrationAndDeletion() {
     cluster.groupOf("p3", List.of("198.51.100.16/28"), null, null);
-    cluster.create(cluster.lb("app").editSpec().withType("ClusterIP").withAllocateLoadBalancerNodePorts(null).endSpec());
+    cluster.create(cluster.lb("app").editSpec().withType("ClusterIP").withAllocateLoadBalancerNodePorts(null)
+        .endSpec());
     // A user's Service that merely has the clone's name: no owner reference to the VirtualIP.
     cluster.create(cluster.lb("moving-keepalived-clone").editSpec().withType("ClusterIP")
         .withAllocateLoadBalancerNodePorts(null).endSpec());
