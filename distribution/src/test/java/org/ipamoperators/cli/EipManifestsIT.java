@@ -3,6 +3,7 @@ package org.ipamoperators.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.ipamoperators.cli.RbacUsage.grant;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -44,9 +45,18 @@ import software.amazon.awssdk.services.ec2.model.Instance;
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/eips.materialize.cloud-v1.yml"},
-    thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE})
+    thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE},
+    auditLog = true)
 @MotoTest
 class EipManifestsIT {
+  /** Verbs the scenario below does not reach: the code path, and the test that runs it under these rules. */
+  private static final Map<RbacUsage.Grant, String> USED_ELSEWHERE = Map.ofEntries(
+      Map.entry(grant("", "events", "update"), "EventRecorder: an Event recurring after its quiet period is "
+          + "counted up; EipCloudFaultIT counts them"),
+      Map.entry(grant("", "pods", "*"), "pod mode: PodMode, EipPodReconciler; PodModeIT"),
+      Map.entry(grant("", "nodes", "get"), "pod mode: the node of a pod; PodModeIT"),
+      Map.entry(grant("materialize.cloud", "eips", "*"), "pod mode: Eips autocreated and deleted for pods; PodModeIT")
+  );
   private static final Duration WAIT = Duration.ofSeconds(60);
   private String node;
 
@@ -126,6 +136,8 @@ class EipManifestsIT {
     System.setProperty("AWS_ENDPOINT_URL", moto.endpoint().toString());
     System.setProperty("aws.accessKeyId", "test");
     System.setProperty("aws.secretAccessKey", "test");
+    // Every request of the operator's ServiceAccount from here on is checked against the chart's rules.
+    long mark = server.auditMark();
     OperatorRun run = ManifestsIT.startAsDeployment(deployment, kubeconfig, client);
     try {
       Eip e = new Eip();
@@ -151,5 +163,7 @@ class EipManifestsIT {
     } finally {
       run.close();
     }
+    RbacUsage.assertExact(RbacUsage.granted(Manifests.objects("eip"), sa), RbacUsage.requests(server, mark, sa),
+        USED_ELSEWHERE);
   }
 }

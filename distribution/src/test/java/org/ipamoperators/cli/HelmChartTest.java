@@ -318,6 +318,44 @@ class HelmChartTest {
         .hasMessageContaining("extraArgs");
   }
 
+  @Test
+  void keepalivedReadsSecretsClusterWideUnlessTheChartNamesTheAllowedNamespaces() {
+    List<HasMetadata> open = objects(template().set("controllers.keepalived.enabled", true));
+    assertThat(secretRules(Manifests.ofType(open, io.fabric8.kubernetes.api.model.rbac.ClusterRole.class).stream()
+        .filter(r -> r.getMetadata().getName().equals("test-keepalived")).findFirst().orElseThrow().getRules()))
+        .as("the ClusterRole's Secret rule").singleElement()
+        .satisfies(r -> assertThat(r.getVerbs()).containsExactly("get"));
+    assertThat(Manifests.ofType(open, Role.class)).noneMatch(r -> !secretRules(r.getRules()).isEmpty()
+        && r.getMetadata().getName().equals("test-keepalived"));
+
+    List<HasMetadata> strict = objects(template().set("controllers.keepalived.enabled", true)
+        .set("controllers.keepalived.trust.allowedNamespaces[0]", "team-a")
+        .set("controllers.keepalived.trust.allowedNamespaces[1]", "team-b"));
+    assertThat(secretRules(Manifests.ofType(strict, io.fabric8.kubernetes.api.model.rbac.ClusterRole.class).stream()
+        .filter(r -> r.getMetadata().getName().equals("test-keepalived")).findFirst().orElseThrow().getRules()))
+        .as("no Secret rule cluster-wide").isEmpty();
+    // (egressip's Role for its AWS credentials Secret, in the release's namespace, is not keepalived's.)
+    List<Role> secretRoles = Manifests.ofType(strict, Role.class).stream()
+        .filter(r -> r.getMetadata().getName().equals("test-keepalived") && !secretRules(r.getRules()).isEmpty())
+        .toList();
+    assertThat(secretRoles).extracting(r -> r.getMetadata().getNamespace())
+        .containsExactlyInAnyOrder("team-a", "team-b");
+    assertThat(secretRoles).allSatisfy(r -> assertThat(r.getRules()).singleElement().satisfies(rule -> {
+      assertThat(rule.getResources()).containsExactly("secrets");
+      assertThat(rule.getVerbs()).containsExactly("get");
+    }));
+    assertThat(Manifests.ofType(strict, io.fabric8.kubernetes.api.model.rbac.RoleBinding.class))
+        .filteredOn(b -> b.getRoleRef().getName().equals("test-keepalived"))
+        .extracting(b -> b.getMetadata().getNamespace() + " " + b.getSubjects().get(0).getNamespace() + "/"
+            + b.getSubjects().get(0).getName())
+        .containsExactlyInAnyOrder("team-a ops/test-keepalived", "team-b ops/test-keepalived");
+  }
+
+  private static List<io.fabric8.kubernetes.api.model.rbac.PolicyRule> secretRules(
+      List<io.fabric8.kubernetes.api.model.rbac.PolicyRule> rules) {
+    return rules.stream().filter(r -> r.getResources().contains("secrets")).toList();
+  }
+
   static TemplateCommand template() {
     return new Helm(CHART).template().withName("test").withNamespace("ops")
         .withKubeVersion(ChartManifests.MIN_KUBE_VERSION).skipCrds();

@@ -3,6 +3,7 @@ package org.ipamoperators.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.ipamoperators.cli.RbacUsage.grant;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -45,8 +46,26 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @KubeApiTest(crds = {"META-INF/fabric8/idclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/keepalivedgroups.redhatcop.redhat.io-v1.yml"},
-    thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE})
+    thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE},
+    auditLog = true)
 class KeepalivedManifestsIT {
+  private static final String SSA_CREATE = "GroupApplier: server-side apply of an object that does not exist is "
+      + "authorized as create besides patch, and logged as a patch";
+  /** Verbs the scenario below does not reach: the code path, and the test that runs it under these rules. */
+  private static final Map<RbacUsage.Grant, String> USED_ELSEWHERE = Map.ofEntries(
+      Map.entry(grant("", "events", "*"), "EventRecorder: Events on refused Services and groups; "
+          + "KeepalivedPolicyIT, BadInputCorpusIT"),
+      Map.entry(grant("", "configmaps", "create"), SSA_CREATE),
+      Map.entry(grant("apps", "daemonsets", "create"), SSA_CREATE),
+      Map.entry(grant("monitoring.coreos.com", "podmonitors", "create"), SSA_CREATE),
+      Map.entry(grant("", "secrets", "get"), "PasswordSecrets: a group's passwordAuth; KeepalivedGroupLifecycleIT"),
+      Map.entry(grant("ipam.ipamoperators.org", "idclaims", "*"), "router ids retired and released (update, "
+          + "delete), a conflict (get); GroupDeletionGraceIT"),
+      Map.entry(grant("redhatcop.redhat.io", "keepalivedgroups", "get"), "OrphanRouterIdReconciler: an id's owner; "
+          + "GroupDeletionGraceIT"),
+      Map.entry(grant("redhatcop.redhat.io", "keepalivedgroups/finalizers", "update"), "checked by the "
+          + "OwnerReferencesPermissionEnforcement admission, which this apiserver does not run: never a request")
+  );
   private static final Duration WAIT = Duration.ofSeconds(60);
   private final List<String> nodes = new ArrayList<>();
 
@@ -114,6 +133,8 @@ class KeepalivedManifestsIT {
       return s;
     });
 
+    // Every request of the operator's ServiceAccount from here on is checked against the chart's rules.
+    long mark = server.auditMark();
     OperatorRun run = ManifestsIT.startAsDeployment(deployment, kubeconfig, client);
     try {
       await().atMost(WAIT).failFast(run::assertRunning).untilAsserted(() -> {
@@ -139,6 +160,8 @@ class KeepalivedManifestsIT {
     } finally {
       run.close();
     }
+    RbacUsage.assertExact(RbacUsage.granted(Manifests.objects("keepalived"), sa), RbacUsage.requests(server, mark, sa),
+        USED_ELSEWHERE);
     // keepalived checks that the interface exists: judge the node's file in a namespace that has eth0.
     NetnsExtension.requireNetworkNamespaces();
     try (NetworkLab lab = NetworkLab.create()) {

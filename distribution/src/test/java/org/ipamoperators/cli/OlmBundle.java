@@ -180,11 +180,17 @@ final class OlmBundle {
           .filter(r -> r.getMetadata().getName().equals(b.getRoleRef().getName())).findFirst().orElseThrow();
       clusterPermissions.add(permission(b.getSubjects().get(0).getName(), role.getRules()));
     }
-    // One entry per ServiceAccount: its leader-election Role and any other Role, rules together.
+    // One entry per ServiceAccount: its leader-election Role and any other Role, rules together. OLM grants these
+    // in the install namespace only: a Role the chart renders into another namespace has no place in a CSV.
     Map<String, List<Object>> namespacedRules = new LinkedHashMap<>();
     for (RoleBinding b : Manifests.ofType(objects, RoleBinding.class)) {
+      if (!b.getMetadata().getNamespace().equals(b.getSubjects().get(0).getNamespace())) {
+        throw new IllegalStateException("the OLM bundle cannot carry the Role in namespace "
+            + b.getMetadata().getNamespace() + " (" + b.getMetadata().getName() + ")");
+      }
       Role role = Manifests.ofType(objects, Role.class).stream()
-          .filter(r -> r.getMetadata().getName().equals(b.getRoleRef().getName())).findFirst().orElseThrow();
+          .filter(r -> r.getMetadata().getName().equals(b.getRoleRef().getName())
+              && r.getMetadata().getNamespace().equals(b.getMetadata().getNamespace())).findFirst().orElseThrow();
       namespacedRules.computeIfAbsent(b.getSubjects().get(0).getName(), k -> new ArrayList<>())
           .addAll(role.getRules());
     }

@@ -186,8 +186,7 @@ public final class VirtualIPMigration implements AutoCloseable {
     String ns = v.getMetadata().getNamespace();
     String name = v.getMetadata().getName();
     removeFinalizer(v, LegacyKinds.VIP_IP_FINALIZER);
-    String clone = Optional.ofNullable(LegacyFields.status(v, "clonedService")).orElse(name + LegacyKinds.CLONE_SUFFIX);
-    client.services().inNamespace(ns).withName(clone).delete();
+    deleteClone(v);
     removeFinalizer(get(ns, name), LegacyKinds.VIP_SERVICE_FINALIZER);
     return step(get(ns, name), LegacyKinds.CONVERTING, "");
   }
@@ -289,9 +288,7 @@ public final class VirtualIPMigration implements AutoCloseable {
   /** A VirtualIP deleted without migrating: its clone and address go, then its finalizers. */
   private void retire(GenericKubernetesResource v) {
     String ns = v.getMetadata().getNamespace();
-    String clone = Optional.ofNullable(LegacyFields.status(v, "clonedService"))
-        .orElse(v.getMetadata().getName() + LegacyKinds.CLONE_SUFFIX);
-    client.services().inNamespace(ns).withName(clone).delete();
+    deleteClone(v);
     String ip = LegacyFields.status(v, "ip");
     String service = Optional.ofNullable(LegacyFields.status(v, "service")).orElse(LegacyFields.spec(v, "service"));
     if (ip != null && service != null) {
@@ -307,6 +304,30 @@ public final class VirtualIPMigration implements AutoCloseable {
     }
     removeFinalizer(v, LegacyKinds.VIP_SERVICE_FINALIZER);
     removeFinalizer(get(ns, v.getMetadata().getName()), LegacyKinds.VIP_IP_FINALIZER);
+  }
+
+  /**
+   * Deletes the keepalived clone the old operator made for {@code v}: only a Service of that name that the
+   * VirtualIP owns (the old operator set an owner reference to it on every clone), and only the very Service
+   * read (a DELETE with its uid as precondition). Another Service of that name is left, with an Event on the
+   * VirtualIP; the migration goes on, as there is no clone of ours to wait for.
+   */
+  private void deleteClone(GenericKubernetesResource v) {
+    String ns = v.getMetadata().getNamespace();
+    String clone = Optional.ofNullable(LegacyFields.status(v, "clonedService"))
+        .orElse(v.getMetadata().getName() + LegacyKinds.CLONE_SUFFIX);
+    Service svc = client.services().inNamespace(ns).withName(clone).get();
+    if (svc == null) {
+      return;
+    }
+    if (!LegacyClone.isCloneOf(svc, v)) {
+      events.warning(v, "CloneKept", "Service " + ns + "/" + clone + " is not this VirtualIP's keepalived clone (no "
+          + "owner reference to it): left in place");
+      return;
+    }
+    if (!LegacyClone.deleteIfSame(client, svc)) {
+      events.warning(v, "CloneKept", "Service " + ns + "/" + clone + " was replaced after it was read: left in place");
+    }
   }
 
   @Override

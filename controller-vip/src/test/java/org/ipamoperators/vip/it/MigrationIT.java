@@ -96,6 +96,14 @@ class MigrationIT {
     return client.genericKubernetesResources(LegacyKinds.VIRTUAL_IP).inNamespace(ns).resource(v).updateStatus();
   }
 
+  /** The keepalived clone the old operator made for a VirtualIP: its external IP, an owner reference to it. */
+  private void clone(GenericKubernetesResource v, String ip) {
+    cluster.create(cluster.lb(v.getMetadata().getName() + "-keepalived-clone").editMetadata()
+        .addNewOwnerReference().withApiVersion("paas.org/v1").withKind("VirtualIP").withName(v.getMetadata().getName())
+        .withUid(v.getMetadata().getUid()).endOwnerReference().endMetadata()
+        .editSpec().withType("ClusterIP").withAllocateLoadBalancerNodePorts(null).withExternalIPs(ip).endSpec());
+  }
+
   private GenericKubernetesResource virtualIp(String name) {
     return client.genericKubernetesResources(LegacyKinds.VIRTUAL_IP).inNamespace(ns).withName(name).get();
   }
@@ -147,9 +155,7 @@ class MigrationIT {
   void aLegacyVirtualIpIsMigratedByTheAnnotationAndABlockedOneSaysWhy() {
     cluster.groupOf("p2", List.of("198.51.100.0/28"), null, null); // created from the GroupSegmentMapping
     cluster.create(cluster.lb("app").editSpec().withType("ClusterIP").withAllocateLoadBalancerNodePorts(null).endSpec());
-    cluster.create(cluster.lb("legacy-keepalived-clone").editSpec().withType("ClusterIP")
-        .withAllocateLoadBalancerNodePorts(null).withExternalIPs("198.51.100.4").endSpec());
-    virtualIp("legacy", "app", "198.51.100.4");
+    clone(virtualIp("legacy", "app", "198.51.100.4"), "198.51.100.4");
     ipObject("198.51.100.4", LegacyKinds.LABEL_GSM, "g1", ns + "/legacy");
     cluster.create(cluster.lb("blocked"));
     virtualIp("blocked-vip", "blocked", "198.51.100.6");
@@ -206,5 +212,43 @@ class MigrationIT {
         assertThat(e.getReason()).isEqualTo("MigrationBlocked");
       });
     });
+  }
+
+  @Test
+  void aServiceNamedLikeTheCloneButNotMadeForTheVirtualIpSurvivesMigrationAndDeletion() {
+    cluster.groupOf("p3", List.of("198.51.100.16/28"), null, null);
+    cluster.create(cluster.lb("app").editSpec().withType("ClusterIP").withAllocateLoadBalancerNodePorts(null)
+        .endSpec());
+    // A user's Service that merely has the clone's name: no owner reference to the VirtualIP.
+    cluster.create(cluster.lb("moving-keepalived-clone").editSpec().withType("ClusterIP")
+        .withAllocateLoadBalancerNodePorts(null).endSpec());
+    virtualIp("moving", "app", "198.51.100.20");
+    ipObject("198.51.100.20", LegacyKinds.LABEL_GSM, "g1", ns + "/moving");
+    // Deleted without migrating: its clone would go; this Service owned by another VirtualIP must not.
+    GenericKubernetesResource other = virtualIp("other", "other-app", "198.51.100.21");
+    cluster.create(cluster.lb("leaving-keepalived-clone").editMetadata().addNewOwnerReference()
+        .withApiVersion("paas.org/v1").withKind("VirtualIP").withName("other").withUid(other.getMetadata().getUid())
+        .endOwnerReference().endMetadata().editSpec().withType("ClusterIP").withAllocateLoadBalancerNodePorts(null)
+        .endSpec());
+    virtualIp("leaving", "leaving-app", "198.51.100.22");
+
+    operator = VipCluster.startOperator(server);
+    client.genericKubernetesResources(LegacyKinds.VIRTUAL_IP).inNamespace(ns).withName("moving").edit(v -> {
+      v.getMetadata().setAnnotations(Map.of(LegacyKinds.MIGRATE_ANNOTATION, ""));
+      return v;
+    });
+    client.genericKubernetesResources(LegacyKinds.VIRTUAL_IP).inNamespace(ns).withName("leaving").delete();
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(status(virtualIp("moving"), "state")).isEqualTo("Migrated");
+      assertThat(virtualIp("leaving")).isNull();
+    });
+    assertThat(cluster.service("moving-keepalived-clone")).as("not the VirtualIP's clone").isNotNull();
+    assertThat(cluster.service("leaving-keepalived-clone")).as("another VirtualIP's clone").isNotNull();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events("moving")).anySatisfy(e -> {
+      assertThat(e.getType()).isEqualTo("Warning");
+      assertThat(e.getReason()).isEqualTo("CloneKept");
+      assertThat(e.getMessage()).contains("moving-keepalived-clone");
+    }));
+    assertThat(cluster.ingress("app")).containsExactly("198.51.100.20");
   }
 }

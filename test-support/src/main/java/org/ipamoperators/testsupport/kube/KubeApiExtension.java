@@ -39,9 +39,17 @@ public final class KubeApiExtension implements BeforeAllCallback, BeforeEachCall
   private static final String CLUSTER_SCOPED_KINDS = "clusterScopedKinds";
   private static final String NAMESPACE = "namespace";
 
+  /** The audited apiserver for classes that ask for its log, else the JVM's shared one. */
+  private static KubeApiServer server(ExtensionContext context) {
+    boolean audited = context.getTestClass()
+        .flatMap(c -> AnnotationSupport.findAnnotation(c, KubeApiTest.class))
+        .map(KubeApiTest::auditLog).orElse(false);
+    return audited ? KubeApiServer.sharedAudited() : KubeApiServer.shared();
+  }
+
   @Override
   public void beforeAll(ExtensionContext context) {
-    KubeApiServer server = KubeApiServer.shared();
+    KubeApiServer server = server(context);
     KubeApiTest annotation = AnnotationSupport.findAnnotation(context.getRequiredTestClass(), KubeApiTest.class)
         .orElse(null);
     List<CustomResourceDefinition> crds = new ArrayList<>();
@@ -60,7 +68,7 @@ public final class KubeApiExtension implements BeforeAllCallback, BeforeEachCall
 
   @Override
   public void beforeEach(ExtensionContext context) {
-    KubernetesClient admin = KubeApiServer.shared().adminClient();
+    KubernetesClient admin = server(context).adminClient();
     String name = namespaceName(context.getRequiredTestClass().getSimpleName(),
         context.getTestMethod().map(m -> m.getName()).orElse("test"));
     Namespace namespace = admin.namespaces().resource(new NamespaceBuilder()
@@ -75,7 +83,7 @@ public final class KubeApiExtension implements BeforeAllCallback, BeforeEachCall
 
   @Override
   public void afterEach(ExtensionContext context) {
-    KubernetesClient admin = KubeApiServer.shared().adminClient();
+    KubernetesClient admin = server(context).adminClient();
     RuntimeException failure = null;
     @SuppressWarnings("unchecked")
     List<ResourceDefinitionContext> clusterScoped =
@@ -111,7 +119,7 @@ public final class KubeApiExtension implements BeforeAllCallback, BeforeEachCall
   public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
     Class<?> type = parameterContext.getParameter().getType();
     if (type == KubeApiServer.class) {
-      return KubeApiServer.shared();
+      return server(extensionContext);
     }
     Namespace namespace = extensionContext.getStore(STORE).get(NAMESPACE, Namespace.class);
     if (namespace == null) {
@@ -122,7 +130,7 @@ public final class KubeApiExtension implements BeforeAllCallback, BeforeEachCall
       return namespace;
     }
     // Shares the admin client's HTTP client; closing it is neither needed nor harmful to other tests.
-    return KubeApiServer.shared().adminClient().adapt(io.fabric8.kubernetes.client.NamespacedKubernetesClient.class)
+    return server(extensionContext).adminClient().adapt(io.fabric8.kubernetes.client.NamespacedKubernetesClient.class)
         .inNamespace(namespace.getMetadata().getName());
   }
 

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 import org.ipamoperators.testsupport.OrphanGuard;
 import org.ipamoperators.testsupport.TestBinaries;
@@ -43,6 +44,8 @@ public final class KubeApiServer {
 
   private static KubeApiServer shared;
   private static RuntimeException sharedStartFailure;
+  private static KubeApiServer sharedAudited;
+  private static RuntimeException sharedAuditedStartFailure;
 
   private final Path workDir;
   private final KubeAPIServer server;
@@ -53,12 +56,14 @@ public final class KubeApiServer {
   private volatile boolean stopped;
 
   private final boolean restartable;
+  private final boolean audited;
 
-  private KubeApiServer(Path binDir, boolean restartable) {
+  private KubeApiServer(Path binDir, boolean restartable, boolean audited) {
     long started = System.nanoTime();
     this.version = binDir.getFileName().toString().replace("-linux-amd64", "");
     this.restartable = restartable;
-    Started up = startWithRetry(binDir, version, restartable);
+    this.audited = audited;
+    Started up = startWithRetry(binDir, version, restartable, audited);
     this.workDir = up.workDir();
     this.server = up.server();
     this.kubeconfig = server.getKubeConfigYaml();
@@ -76,11 +81,11 @@ public final class KubeApiServer {
    * ends at once with "did not start properly" (a start at 23:58, say): retrying until the clock has passed
    * midnight is the way past it. A real timeout is not retried.
    */
-  private static Started startWithRetry(Path binDir, String version, boolean restartable) {
+  private static Started startWithRetry(Path binDir, String version, boolean restartable, boolean audited) {
     long deadline = System.nanoTime() + Duration.ofMillis(2L * STARTUP_TIMEOUT_MILLIS).toNanos();
     for (int attempt = 1; ; attempt++) {
       Path workDir = createWorkDir(binDir, restartable);
-      KubeAPIServer server = new KubeAPIServer(KubeAPIServerConfigBuilder.anAPIServerConfig()
+      KubeAPIServerConfigBuilder builder = KubeAPIServerConfigBuilder.anAPIServerConfig()
           .withTestDir(workDir.toString())
           .withApiServerVersion(version)
           // Set every value explicitly: kube-api-test 7.5.2 casts environment strings to Boolean/Integer
@@ -91,8 +96,11 @@ public final class KubeApiServer {
           .withStartupTimeout(STARTUP_TIMEOUT_MILLIS)
           .withApiServerFlag("--bind-address", "127.0.0.1")
           // The "kubernetes" Service endpoints would otherwise point at a host interface address.
-          .withApiServerFlag("--endpoint-reconciler-type", "none")
-          .build());
+          .withApiServerFlag("--endpoint-reconciler-type", "none");
+      if (audited) {
+        AuditLog.configure(workDir).forEach(builder::withApiServerFlag);
+      }
+      KubeAPIServer server = new KubeAPIServer(builder.build());
       long attemptStarted = System.nanoTime();
       try {
         server.start();
@@ -132,7 +140,7 @@ public final class KubeApiServer {
     if (shared == null) {
       Path binDir = TestBinaries.fromEnvironment().kubernetesBinDir();
       try {
-        shared = new KubeApiServer(binDir, false);
+        shared = new KubeApiServer(binDir, false, false);
       } catch (RuntimeException e) {
         sharedStartFailure = e;
         throw e;
@@ -143,12 +151,58 @@ public final class KubeApiServer {
   }
 
   /**
+   * A second apiserver of this JVM, started on first call, that writes an audit log of every request at the
+   * Metadata level ({@link #auditEvents(long)}): only test classes that ask for it ({@code @KubeApiTest(auditLog =
+   * true)}) start and use it, so the others pay nothing for the log.
+   */
+  public static synchronized KubeApiServer sharedAudited() {
+    if (sharedAuditedStartFailure != null) {
+      throw new IllegalStateException("the audited kube-apiserver failed to start earlier in this JVM",
+          sharedAuditedStartFailure);
+    }
+    if (sharedAudited == null) {
+      try {
+        sharedAudited = new KubeApiServer(TestBinaries.fromEnvironment().kubernetesBinDir(), false, true);
+      } catch (RuntimeException e) {
+        sharedAuditedStartFailure = e;
+        throw e;
+      }
+      Runtime.getRuntime().addShutdownHook(new Thread(sharedAudited::stop, "kube-apiserver-audited-stop"));
+    }
+    return sharedAudited;
+  }
+
+  /**
+   * Where the audit log ends now: pass it to {@link #auditEvents(long)} to see only the requests made after this
+   * call. Only on an apiserver from {@link #sharedAudited()}.
+   */
+  public long auditMark() {
+    return AuditLog.size(auditLogFile());
+  }
+
+  /**
+   * The requests the audit log holds after {@code mark} (from {@link #auditMark()}), one per request (its
+   * last stage), in the order they were logged. The log is written as requests complete: a caller that needs
+   * every request up to some moment makes a request of its own at that moment and waits for it here.
+   */
+  public List<AuditEvent> auditEvents(long mark) {
+    return AuditLog.read(auditLogFile(), mark);
+  }
+
+  private Path auditLogFile() {
+    if (!audited) {
+      throw new IllegalStateException("no audit log: use @KubeApiTest(auditLog = true) or sharedAudited()");
+    }
+    return AuditLog.file(workDir);
+  }
+
+  /**
    * An apiserver and etcd of the caller's own, which {@link #restartApiServer()} and {@link #killEtcd()} can take
    * down mid-test; the caller {@link #stop()}s it. Each runs under a wrapper that starts it again, with the same
    * flags, ports and data, after a restart the test asked for, so kube-api-test never sees a process end.
    */
   public static KubeApiServer startPrivate() {
-    return new KubeApiServer(TestBinaries.fromEnvironment().kubernetesBinDir(), true);
+    return new KubeApiServer(TestBinaries.fromEnvironment().kubernetesBinDir(), true, false);
   }
 
   /**

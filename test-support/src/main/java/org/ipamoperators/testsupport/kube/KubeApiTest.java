@@ -17,7 +17,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <ul>
  *   <li>{@link io.fabric8.kubernetes.client.KubernetesClient}: cluster-admin, defaulting to the test's namespace;</li>
  *   <li>{@link io.fabric8.kubernetes.api.model.Namespace}: the test's namespace;</li>
- *   <li>{@link KubeApiServer}: the server, for its kubeconfig or for more clients.</li>
+ *   <li>{@link KubeApiServer}: the server, for its kubeconfig, for more clients, or for its audit log
+ *   ({@link #auditLog()}).</li>
  * </ul>
  * After each test, objects of the cluster-scoped kinds installed here are deleted (finalizers stripped), so
  * tests do not see each other's cluster-scoped objects.
@@ -36,4 +37,10 @@ public @interface KubeApiTest {
 
   /** Third-party CRDs (OpenShift, OVN-Kubernetes, Prometheus Operator) to install. */
   ThirdPartyCrd[] thirdPartyCrds() default {};
+
+  /**
+   * Runs the class on {@link KubeApiServer#sharedAudited()} instead: an apiserver of its own (one per JVM, shared by
+   * the classes that ask for it) that logs every request, read with {@link KubeApiServer#auditEvents(long)}.
+   */
+  boolean auditLog() default false;
 }
