@@ -160,6 +160,8 @@ class EipManifestsIT {
         assertThat(client.resources(Eip.class).withName("gw").get()).isNull();
         assertThat(ec2.describeAddresses().addresses()).isEmpty();
       });
+      // What the chart's dashboards and alerts read is what this controller serves.
+      ExportedMetrics.assertServed("eip", OperatorRun.get(run.httpPort(), "/metrics").body());
     } finally {
       run.close();
     }

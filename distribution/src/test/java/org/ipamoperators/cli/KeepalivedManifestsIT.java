@@ -157,6 +157,8 @@ class KeepalivedManifestsIT {
         }
         assertThat(ThirdPartyCrd.POD_MONITOR.resources(client).withName("vips").get()).isNotNull();
       });
+      // What the chart's dashboards and alerts read is what this controller serves.
+      ExportedMetrics.assertServed("keepalived", OperatorRun.get(run.httpPort(), "/metrics").body());
     } finally {
       run.close();
     }

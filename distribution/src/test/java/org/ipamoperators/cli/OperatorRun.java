@@ -57,6 +57,20 @@ final class OperatorRun implements AutoCloseable {
     return new OperatorRun(args);
   }
 
+  /** The port its {@code --http-port} argument names (/metrics, probes). */
+  int httpPort() {
+    for (int i = 0; i < args.size(); i++) {
+      String a = args.get(i);
+      if (a.startsWith("--http-port=")) {
+        return Integer.parseInt(a.substring("--http-port=".length()));
+      }
+      if (a.equals("--http-port") && i + 1 < args.size()) {
+        return Integer.parseInt(args.get(i + 1));
+      }
+    }
+    throw new IllegalStateException("no --http-port in " + args);
+  }
+
   /** Common arguments for a test run against the test apiserver. */
   static List<String> args(Path kubeconfig, int port, String namespace, String... more) {
     List<String> a = new ArrayList<>(List.of("operator", "--controllers", "egressip",

@@ -168,6 +168,8 @@ class VipManifestsIT {
         assertThat(client.services().withName("web").get()).isNull();
         assertThat(new ClusterLedger(client).get(ip)).isEmpty();
       });
+      // What the chart's dashboards and alerts read is what this controller serves.
+      ExportedMetrics.assertServed("vip", OperatorRun.get(run.httpPort(), "/metrics").body());
     } finally {
       run.close();
     }
