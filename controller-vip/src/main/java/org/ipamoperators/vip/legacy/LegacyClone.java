@@ -1,17 +1,15 @@
 package org.ipamoperators.vip.legacy;
 
-import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Preconditions;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.URLUtils;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
+import org.ipamoperators.controller.common.ledger.ConditionedDelete;
 
 /** The old operator's keepalived clone of a VirtualIP's Service: telling it apart, and deleting exactly it. */
 final class LegacyClone {
@@ -31,22 +29,10 @@ final class LegacyClone {
    * it is gone; false when the name now belongs to another Service (409).
    */
   static boolean deleteIfSame(KubernetesClient client, Service seen) {
-    DeleteOptions options = new DeleteOptions();
-    options.setPreconditions(new Preconditions(null, seen.getMetadata().getUid()));
     String url = URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces",
         seen.getMetadata().getNamespace(), "services", seen.getMetadata().getName());
-    HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url)
-        .delete("application/json", client.getKubernetesSerialization().asJson(options)).build();
-    HttpResponse<String> answer;
-    try {
-      answer = client.getHttpClient().sendAsync(request, String.class).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KubernetesClientException("interrupted while deleting Service " + seen.getMetadata().getName(), e);
-    } catch (ExecutionException e) {
-      throw new KubernetesClientException("deleting Service " + seen.getMetadata().getName() + " failed: "
-          + e.getCause(), e.getCause());
-    }
+    HttpResponse<String> answer = ConditionedDelete.send(client, url,
+        new Preconditions(null, seen.getMetadata().getUid()), "Service " + seen.getMetadata().getName());
     int code = answer.code();
     if (code == 200 || code == 202 || code == 404) {
       return true;

@@ -34,22 +34,10 @@ public final class ConditionedDelete {
     if (name == null || uid == null || rv == null) {
       throw new IllegalArgumentException("a ledger delete needs the name, uid and resourceVersion read: " + name);
     }
-    DeleteOptions options = new DeleteOptions();
-    options.setPreconditions(new Preconditions(rv, uid));
     Class<? extends HasMetadata> type = seen.getClass();
     String url = URLUtils.join(client.getMasterUrl().toString(), "apis", HasMetadata.getGroup(type),
         HasMetadata.getVersion(type), HasMetadata.getPlural(type), name);
-    HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url)
-        .delete("application/json", client.getKubernetesSerialization().asJson(options)).build();
-    HttpResponse<String> answer;
-    try {
-      answer = client.getHttpClient().sendAsync(request, String.class).get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KubernetesClientException("interrupted while deleting " + name, e);
-    } catch (ExecutionException e) {
-      throw new KubernetesClientException("deleting " + name + " failed: " + e.getCause(), e.getCause());
-    }
+    HttpResponse<String> answer = send(client, url, new Preconditions(rv, uid), name);
     int code = answer.code();
     if (code == 200 || code == 202) {
       return true;
@@ -58,5 +46,29 @@ public final class ConditionedDelete {
       return false;
     }
     throw new KubernetesClientException("deleting " + name + " answered " + code + ": " + answer.body(), code, null);
+  }
+
+  /**
+   * A DELETE of {@code url} with {@code preconditions}, for objects fabric8 cannot delete that way
+   * (its {@code lockResourceVersion} sends the resourceVersion alone, and no uid).
+   *
+   * @param what the object, for messages
+   * @return the API server's answer, whatever its code
+   * @throws KubernetesClientException when no answer came
+   */
+  public static HttpResponse<String> send(KubernetesClient client, String url, Preconditions preconditions,
+      String what) {
+    DeleteOptions options = new DeleteOptions();
+    options.setPreconditions(preconditions);
+    HttpRequest request = client.getHttpClient().newHttpRequestBuilder().uri(url)
+        .delete("application/json", client.getKubernetesSerialization().asJson(options)).build();
+    try {
+      return client.getHttpClient().sendAsync(request, String.class).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KubernetesClientException("interrupted while deleting " + what, e);
+    } catch (ExecutionException e) {
+      throw new KubernetesClientException("deleting " + what + " failed: " + e.getCause(), e.getCause());
+    }
   }
 }
