@@ -147,8 +147,8 @@ public final class ClusterReader {
     List<String> apply = new ArrayList<>();
     List<String> other = new ArrayList<>();
     for (ManagedFieldsEntry e : crd.getMetadata().getManagedFields()) {
-      if (e.getSubresource() != null && !e.getSubresource().isEmpty()) {
-        continue; // status written by the apiserver: no conflict with an apply of the spec
+      if (!ownsVersions(e)) {
+        continue; // fields an apply of ours sets to the same value are shared, never a conflict
       }
       List<String> into = "Apply".equals(e.getOperation()) ? apply : other;
       if (!into.contains(e.getManager())) {
@@ -156,6 +156,18 @@ public final class ClusterReader {
       }
     }
     return new Crd(crd.getMetadata().getName(), served, stored, apply, other);
+  }
+
+  /**
+   * Whether a manager owns {@code spec.versions}: the one field (atomic) our CRD always sets to another value, so
+   * the one a server-side apply of ours conflicts on. A forced apply takes it over; shared fields stay shared.
+   */
+  static boolean ownsVersions(ManagedFieldsEntry e) {
+    if (e.getFieldsV1() == null || e.getFieldsV1().getAdditionalProperties() == null) {
+      return false;
+    }
+    return e.getFieldsV1().getAdditionalProperties().get("f:spec") instanceof Map<?, ?> spec
+        && spec.containsKey("f:versions");
   }
 
   static OurCrd ours(OldOperator.Kind k) {

@@ -10,8 +10,8 @@ public final class Facts {
   /**
    * A CRD found in the cluster.
    *
-   * @param applyManagers the field managers that server-side applied it (operation {@code Apply})
-   * @param otherManagers every other field manager of it (e.g. {@code kubectl-client-side-apply})
+   * @param applyManagers the field managers owning its {@code spec.versions} by a server-side apply
+   * @param otherManagers the other field managers owning {@code spec.versions} (e.g. {@code kubectl-client-side-apply})
    */
   public record Crd(String name, List<String> served, List<String> stored, List<String> applyManagers,
       List<String> otherManagers) {}
