@@ -47,7 +47,8 @@ class MigrateIT {
       admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
     }
     // Created, as their READMEs' client-side `kubectl apply` does (a write of operation Update, not Apply).
-    for (CustomResourceDefinition crd : CrdInstaller.load("migrate/egressip/00-crd.yaml", "migrate/keepalived/00-crd.yaml")) {
+    for (CustomResourceDefinition crd : CrdInstaller.load("migrate/egressip/00-crd.yaml", "migrate/keepalived/00-crd.yaml",
+        "migrate/vip/00-crd-ipgroups.yaml", "migrate/vip/00-crd-ips.yaml")) {
       admin.apiextensions().v1().customResourceDefinitions().resource(crd).create();
       CrdInstaller.awaitEstablished(admin, crd.getMetadata().getName(), CrdInstaller.ESTABLISH_TIMEOUT);
     }
@@ -59,6 +60,8 @@ class MigrateIT {
     create("migrate/egressip/10-egressipam-aws.yaml", null);
     create("migrate/egressip/10-egressipam-baremetal.yaml", null);
     create("migrate/keepalived/10-keepalivedgroup.yaml", "keepalived-operator");
+    create("migrate/vip/10-ipgroup.yaml", null);
+    create("migrate/vip/10-ip.yaml", null);
   }
 
   @AfterEach
@@ -92,6 +95,13 @@ class MigrateIT {
     eip = admin.resource(eip).update();
     eip.getAdditionalProperties().put("status", Map.of("allocationId", "eipalloc-0123", "publicIpAddress", "203.0.113.7"));
     admin.resource(eip).updateStatus();
+    // An IPGroup and the reservation of a Service's address, as the old vip operator writes them.
+    admin.resource(generic("paas.org/v1", "IPGroup", null, "web-pool", Map.of("segment", "192.0.2.0/24",
+        "excludedIPs", List.of("192.0.2.0")))).create();
+    GenericKubernetesResource ip = generic("paas.org/v1", "IP", null, "192.0.2.10", Map.of());
+    ip.getMetadata().setLabels(Map.of("ipgroup", "web-pool"));
+    ip.getMetadata().setAnnotations(Map.of("virtualips.paas.il/owner", "shop/web"));
+    admin.resource(ip).create();
     deployment("egressip-ipam-operator", "egressip-ipam-operator-controller-manager", 1,
         "quay.io/redhat-cop/egressip-ipam-operator:v1.2.4", Map.of());
     deployment("eip", "eip-operator", 0, "materialize/k8s-eip-operator", Map.of("CLUSTER_NAME", "test",
@@ -126,7 +136,18 @@ class MigrateIT {
         "KeepalivedGroup keepalived-operator/keepalivedgroup-workers: router ids {shop/web=3} kept");
     assertThat(keepalived.path("blockers")).isEmpty();
 
-    assertThat(section(report, "vip-allocator-operator").path("installed").asBoolean()).isFalse();
+    JsonNode vip = section(report, "vip-allocator-operator");
+    assertThat(vip.path("counts").path("IPGroup").asInt()).isEqualTo(2);
+    assertThat(vip.path("counts").path("IP").asInt()).isEqualTo(2);
+    assertThat(texts(vip, "adopted")).containsExactly("IP 192.0.2.10: claimed for Service shop/web in IPGroup web-pool");
+    // The project's own sample has an empty spec, which its CRD lets through and the vip controller refuses.
+    assertThat(texts(vip.path("blockers"), "problem")).containsExactly("IPGroup ipgroup-sample would be refused by the"
+        + " vip controller: spec is missing: give spec.segment or spec.cidrs");
+    assertThat(texts(vip, "steps")).containsExactly("tar xzf ipam-operators-1.0.tgz",
+        "kubectl apply --server-side --force-conflicts -f ipam-operators/crds/ipgroups.paas.org-v1.yml",
+        "helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators --create-namespace --reuse-values"
+            + " --set controllers.vip.enabled=true",
+        "ipam audit");
 
     JsonNode eips = section(report, "k8s-eip-operator");
     String forced = "kubectl apply --server-side --force-conflicts -f ipam-operators/crds/eips.materialize.cloud-v1.yml";
@@ -139,7 +160,7 @@ class MigrateIT {
 
     IpamRun text = IpamRun.of("migrate", "--kubeconfig", kubeconfig.toString());
     assertThat(text.exit()).isEqualTo(1);
-    assertThat(text.out()).contains("vip-allocator-operator: not installed\n", "  BLOCKER: Deployment"
+    assertThat(text.out()).contains("  BLOCKER: Deployment"
         + " egressip-ipam-operator/egressip-ipam-operator-controller-manager still runs 1 replica(s)", "    1. " + scale);
 
     // The fixes, as the report words them: nothing blocks any more, and the report says so with exit 0.
@@ -147,6 +168,10 @@ class MigrateIT {
         .withName("egressip-ipam-operator-controller-manager").scale(0);
     admin.genericKubernetesResources(context("redhatcop.redhat.io", "v1alpha1", "EgressIPAM", "egressipams"))
         .withName("overlapping").delete();
+    GenericKubernetesResource sample = admin.genericKubernetesResources(context("paas.org", "v1", "IPGroup", "ipgroups"))
+        .withName("ipgroup-sample").get();
+    sample.getAdditionalProperties().put("spec", Map.of("segment", "198.51.100.0/24", "excludedIPs", List.of()));
+    admin.resource(sample).update();
     try (InputStream in = resource("META-INF/fabric8/eips.materialize.cloud-v1.yml")) {
       CustomResourceDefinition ours = admin.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
       admin.apiextensions().v1().customResourceDefinitions().resource(ours).fieldManager("kubectl").forceConflicts()

@@ -108,10 +108,13 @@ public final class ClusterReader {
           held.add(new Held(k.kind(), ref, "router ids " + m + " kept"));
         }
       }
-      case "IP" -> held.add(new Held(k.kind(), ref, "claimed for "
-          + Objects.requireNonNullElse(annotation(r, LegacyKinds.OWNER_ANNOTATION), "its Service")
-          + " in IPGroup " + Objects.requireNonNullElse(r.getMetadata().getLabels() == null ? null
-              : r.getMetadata().getLabels().get(LegacyKinds.LABEL_IPGROUP), "?")));
+      case "IP" -> {
+        String owner = annotation(r, LegacyKinds.OWNER_ANNOTATION);
+        if (owner != null) { // without its Service the controller does not adopt it: counted only
+          held.add(new Held(k.kind(), ref, "claimed for Service " + owner + " in IPGroup "
+              + (r.getMetadata().getLabels() == null ? "?" : r.getMetadata().getLabels().getOrDefault(LegacyKinds.LABEL_IPGROUP, "?"))));
+        }
+      }
       case "VirtualIP" -> held.add(new Held(k.kind(), ref, "address " + Objects.requireNonNullElse(
           status.get("ip"), "(none yet)") + " claimed; migrate it with annotation " + LegacyKinds.MIGRATE_ANNOTATION));
       case "Eip" -> {
