@@ -1,6 +1,7 @@
 package org.ipamoperators.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.IOException;
 import java.io.InputStream;
@@ -172,17 +174,30 @@ class MigrateIT {
         .withName("ipgroup-sample").get();
     sample.getAdditionalProperties().put("spec", Map.of("segment", "198.51.100.0/24", "excludedIPs", List.of()));
     admin.resource(sample).update();
-    try (InputStream in = resource("META-INF/fabric8/eips.materialize.cloud-v1.yml")) {
-      CustomResourceDefinition ours = admin.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
-      admin.apiextensions().v1().customResourceDefinitions().resource(ours).fieldManager("kubectl").forceConflicts()
-          .serverSideApply(); // what `kubectl apply --server-side --force-conflicts` sends
+    // The hand-over steps as kubectl sends them: a server-side apply by field manager "kubectl". Without
+    // --force-conflicts it is refused, also where the old CRD was only created (as the report says).
+    for (String file : List.of("eips.materialize.cloud-v1.yml", "egressipams.redhatcop.redhat.io-v1.yml")) {
+      assertThatThrownBy(() -> kubectlApply(file, false)).as(file)
+          .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(409));
+      kubectlApply(file, true);
     }
     IpamRun after = IpamRun.of("migrate", "--kubeconfig", kubeconfig.toString(), "-o", "json");
     JsonNode clean = JSON.readTree(after.out());
     assertThat(after.exit()).as(after.out()).isZero();
     assertThat(clean.path("blocked").asBoolean()).isFalse();
-    assertThat(texts(section(clean, "k8s-eip-operator"), "steps")).contains(
-        "kubectl apply --server-side -f ipam-operators/crds/eips.materialize.cloud-v1.yml");
+    for (String[] taken : List.of(new String[] {"k8s-eip-operator", "eips.materialize.cloud-v1.yml"},
+        new String[] {"egressip-ipam-operator", "egressipams.redhatcop.redhat.io-v1.yml"})) {
+      assertThat(texts(section(clean, taken[0]), "steps")).as("ours now: no force needed")
+          .contains("kubectl apply --server-side -f ipam-operators/crds/" + taken[1]);
+    }
+  }
+
+  private void kubectlApply(String file, boolean force) throws IOException {
+    try (InputStream in = resource("META-INF/fabric8/" + file)) {
+      CustomResourceDefinition ours = admin.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+      var apply = admin.apiextensions().v1().customResourceDefinitions().resource(ours).fieldManager("kubectl");
+      (force ? apply.forceConflicts() : apply).serverSideApply();
+    }
   }
 
   private static JsonNode section(JsonNode report, String operator) {
