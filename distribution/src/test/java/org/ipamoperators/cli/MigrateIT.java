@@ -137,6 +137,9 @@ class MigrateIT {
     assertThat(texts(keepalived, "adopted")).containsExactly(
         "KeepalivedGroup keepalived-operator/keepalivedgroup-workers: router ids {shop/web=3} kept");
     assertThat(keepalived.path("blockers")).isEmpty();
+    assertThat(texts(keepalived, "steps")).contains("helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators"
+        + " --create-namespace --reuse-values --set controllers.keepalived.enabled=true --set-json"
+        + " 'controllers.keepalived.trust.allowedImages=[\"registry.redhat.io/openshift4/ose-keepalived-ipfailover\"]'");
 
     JsonNode vip = section(report, "vip-allocator-operator");
     assertThat(vip.path("counts").path("IPGroup").asInt()).isEqualTo(2);

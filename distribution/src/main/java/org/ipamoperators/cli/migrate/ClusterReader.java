@@ -58,6 +58,7 @@ public final class ClusterReader {
     Map<String, Integer> counts = new LinkedHashMap<>();
     List<Held> held = new ArrayList<>();
     List<Checked> checked = new ArrayList<>();
+    List<String> groupImages = new ArrayList<>();
     for (OldOperator.Kind k : op.kinds()) {
       CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().withName(k.crd()).get();
       if (k.ourCrdFile() != null) {
@@ -71,6 +72,10 @@ public final class ClusterReader {
       counts.put(k.kind(), items.size());
       for (GenericKubernetesResource r : items) {
         inspect(op, k, r, held, checked);
+        if (k.kind().equals("KeepalivedGroup") && r.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
+            && spec.get("image") instanceof String image && !image.isBlank() && !groupImages.contains(image.trim())) {
+          groupImages.add(image.trim());
+        }
       }
     }
     if (op == OldOperator.EGRESSIP) {
@@ -78,7 +83,7 @@ public final class ClusterReader {
     }
     List<Deployment> deployments = all.stream().filter(d -> op.runs(d.getMetadata().getName(), images(d)))
         .map(ClusterReader::deployment).toList();
-    return new Found(op, crds, ours, deployments, counts, held, checked);
+    return new Found(op, crds, ours, deployments, counts, held, checked, groupImages);
   }
 
   private List<GenericKubernetesResource> objects(OldOperator.Kind k, CustomResourceDefinition crd) {

@@ -32,9 +32,18 @@ public final class Facts {
    */
   public record Checked(String kind, String ref, List<String> problems) {}
 
-  /** Everything found for one old operator. */
+  /**
+   * Everything found for one old operator.
+   *
+   * @param groupImages the images KeepalivedGroups name in {@code spec.image}
+   */
   public record Found(OldOperator operator, List<Crd> crds, List<OurCrd> ours, List<Deployment> deployments,
-      Map<String, Integer> counts, List<Held> held, List<Checked> checked) {
+      Map<String, Integer> counts, List<Held> held, List<Checked> checked, List<String> groupImages) {
+
+    public Found(OldOperator operator, List<Crd> crds, List<OurCrd> ours, List<Deployment> deployments,
+        Map<String, Integer> counts, List<Held> held, List<Checked> checked) {
+      this(operator, crds, ours, deployments, counts, held, checked, List.of());
+    }
 
     public boolean nothing() {
       return crds.isEmpty() && deployments.isEmpty();

@@ -11,6 +11,7 @@ import org.ipamoperators.cli.migrate.Facts.Found;
 import org.ipamoperators.cli.migrate.Facts.OurCrd;
 import org.ipamoperators.cli.migrate.MigrationReport.Blocker;
 import org.ipamoperators.cli.migrate.MigrationReport.Section;
+import org.ipamoperators.keepalived.KeepalivedSettings;
 
 /** Decides, from what was found, what is adopted, what blocks the switch and the ordered steps. Pure. */
 public final class MigrationPlanner {
@@ -102,6 +103,15 @@ public final class MigrationPlanner {
     StringBuilder b = new StringBuilder("helm upgrade --install " + target.release() + " " + target.chart()
         + " -n " + target.namespace() + " --create-namespace --reuse-values --set controllers."
         + f.operator().controller() + ".enabled=true");
+    if (f.operator() == OldOperator.KEEPALIVED) {
+      // The old operator ran any image a group named; ours only those the chart allows (its trust boundary).
+      List<String> images = f.groupImages().stream()
+          .filter(i -> !KeepalivedSettings.defaults().imageAllowed(i)).sorted().toList();
+      if (!images.isEmpty()) {
+        b.append(" --set-json 'controllers.keepalived.trust.allowedImages=[")
+            .append(String.join(",", images.stream().map(i -> "\"" + i + "\"").toList())).append("]'");
+      }
+    }
     if (f.operator() == OldOperator.EIP) {
       Map<String, String> env = new LinkedHashMap<>();
       f.deployments().forEach(d -> d.env().forEach(env::putIfAbsent));

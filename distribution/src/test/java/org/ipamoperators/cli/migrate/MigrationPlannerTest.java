@@ -108,6 +108,16 @@ class MigrationPlannerTest {
   }
 
   @Test
+  void imagesTheKeepalivedGroupsNameAreAllowedByTheHelmStep() {
+    Found f = new Found(OldOperator.KEEPALIVED, List.of(), List.of(),
+        List.of(new Deployment("k", "keepalived-operator-controller-manager", 0, List.of(), Map.of())), Map.of(),
+        List.of(), List.of(), List.of("registry.example/keepalived:2", "quay.io/ipfailover"));
+    assertThat(section(f).steps()).contains("helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators"
+        + " --create-namespace --reuse-values --set controllers.keepalived.enabled=true --set-json"
+        + " 'controllers.keepalived.trust.allowedImages=[\"quay.io/ipfailover\",\"registry.example/keepalived:2\"]'");
+  }
+
+  @Test
   void adoptedListsWhatIsHeld() {
     Found f = new Found(OldOperator.EGRESSIP, List.of(), List.of(OUR_EGRESS),
         List.of(new Deployment("n", "egressip-ipam-operator", 0, List.of(), Map.of())), Map.of(),
