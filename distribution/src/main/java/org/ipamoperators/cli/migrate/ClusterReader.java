@@ -87,8 +87,13 @@ public final class ClusterReader {
   }
 
   private List<GenericKubernetesResource> objects(OldOperator.Kind k, CustomResourceDefinition crd) {
-    String version = crd.getSpec().getVersions().stream().filter(v -> Boolean.TRUE.equals(v.getStorage()))
-        .map(CustomResourceDefinitionVersion::getName).findFirst().orElse(crd.getSpec().getVersions().get(0).getName());
+    // The stored version when served, else any served one: the apiserver converts.
+    String version = crd.getSpec().getVersions().stream().filter(v -> Boolean.TRUE.equals(v.getServed()))
+        .sorted((a, b) -> Boolean.compare(Boolean.TRUE.equals(b.getStorage()), Boolean.TRUE.equals(a.getStorage())))
+        .map(CustomResourceDefinitionVersion::getName).findFirst().orElse(null);
+    if (version == null) {
+      return List.of(); // no version served: nothing can be read, nor adopted
+    }
     ResourceDefinitionContext ctx = new ResourceDefinitionContext.Builder().withGroup(k.group()).withVersion(version)
         .withKind(k.kind()).withPlural(k.plural()).withNamespaced(k.namespaced()).build();
     return k.namespaced() ? client.genericKubernetesResources(ctx).inAnyNamespace().list().getItems()
