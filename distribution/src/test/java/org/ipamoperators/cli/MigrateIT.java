@@ -105,7 +105,7 @@ class MigrateIT {
     ip.getMetadata().setAnnotations(Map.of("virtualips.paas.il/owner", "shop/web"));
     admin.resource(ip).create();
     deployment("egressip-ipam-operator", "egressip-ipam-operator-controller-manager", 1,
-        "quay.io/redhat-cop/egressip-ipam-operator:v1.2.4", Map.of());
+        "registry.example/redhat-cop/egressip-ipam-operator:v1.2.4", Map.of());
     deployment("eip", "eip-operator", 0, "materialize/k8s-eip-operator", Map.of("CLUSTER_NAME", "test",
         "AWS_REGION", "me-south-1"));
     Path kubeconfig = OperatorRun.writeKubeconfig(dir, server.kubeconfig());
@@ -137,9 +137,10 @@ class MigrateIT {
     assertThat(texts(keepalived, "adopted")).containsExactly(
         "KeepalivedGroup keepalived-operator/keepalivedgroup-workers: router ids {shop/web=3} kept");
     assertThat(keepalived.path("blockers")).isEmpty();
+    Object sampleImage = ((Map<?, ?>) group.getAdditionalProperties().get("spec")).get("image");
     assertThat(texts(keepalived, "steps")).contains("helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators"
         + " --create-namespace --reuse-values --set controllers.keepalived.enabled=true --set-json"
-        + " 'controllers.keepalived.trust.allowedImages=[\"registry.redhat.io/openshift4/ose-keepalived-ipfailover\"]'");
+        + " 'controllers.keepalived.trust.allowedImages=[\"" + sampleImage + "\"]'");
 
     JsonNode vip = section(report, "vip-allocator-operator");
     assertThat(vip.path("counts").path("IPGroup").asInt()).isEqualTo(2);

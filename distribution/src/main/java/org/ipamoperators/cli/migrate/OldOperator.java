@@ -74,7 +74,7 @@ public enum OldOperator {
     return images.stream().map(OldOperator::repositoryName).anyMatch(names::contains);
   }
 
-  /** The last path segment of an image reference without tag or digest: {@code quay.io/a/b:1} gives {@code b}. */
+  /** The last path segment of an image reference without tag or digest: {@code registry.example/a/b:1} gives {@code b}. */
   static String repositoryName(String image) {
     String s = image;
     int at = s.indexOf('@');

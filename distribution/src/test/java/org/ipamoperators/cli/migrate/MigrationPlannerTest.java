@@ -35,7 +35,7 @@ class MigrationPlannerTest {
   @Test
   void aRunningOldOperatorBlocksAndIsScaledToZeroFirst() {
     Deployment d = new Deployment("egressip-ipam-operator", "egressip-ipam-operator-controller-manager", 1,
-        List.of("quay.io/redhat-cop/egressip-ipam-operator:v1.2.4"), Map.of());
+        List.of("registry.example/redhat-cop/egressip-ipam-operator:v1.2.4"), Map.of());
     Section s = section(egress(List.of(d), List.of()));
     String scale = "kubectl scale deploy/egressip-ipam-operator-controller-manager --replicas=0 -n egressip-ipam-operator";
     assertThat(s.blockers()).extracting(Blocker::fix).containsExactly(scale);
@@ -111,10 +111,10 @@ class MigrationPlannerTest {
   void imagesTheKeepalivedGroupsNameAreAllowedByTheHelmStep() {
     Found f = new Found(OldOperator.KEEPALIVED, List.of(), List.of(),
         List.of(new Deployment("k", "keepalived-operator-controller-manager", 0, List.of(), Map.of())), Map.of(),
-        List.of(), List.of(), List.of("registry.example/keepalived:2", "quay.io/ipfailover"));
+        List.of(), List.of(), List.of("registry.example/keepalived:2", "registry.example/ipfailover"));
     assertThat(section(f).steps()).contains("helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators"
         + " --create-namespace --reuse-values --set controllers.keepalived.enabled=true --set-json"
-        + " 'controllers.keepalived.trust.allowedImages=[\"quay.io/ipfailover\",\"registry.example/keepalived:2\"]'");
+        + " 'controllers.keepalived.trust.allowedImages=[\"registry.example/ipfailover\",\"registry.example/keepalived:2\"]'");
   }
 
   @Test
@@ -143,7 +143,7 @@ class MigrationPlannerTest {
     assertThat(OldOperator.EIP.runs("eip-operator", List.of())).isTrue();
     assertThat(OldOperator.EIP.runs("x", List.of("materialize/k8s-eip-operator:v0.4.0"))).isTrue();
     assertThat(OldOperator.KEEPALIVED.runs("keepalived-operator-controller-manager", List.of())).isTrue();
-    assertThat(OldOperator.VIP.runs("m", List.of("docker.io/paasteam324/vip-allocator-operator@sha256:ab"))).isTrue();
+    assertThat(OldOperator.VIP.runs("m", List.of("registry.example/paasteam324/vip-allocator-operator@sha256:ab"))).isTrue();
     assertThat(OldOperator.EIP.runs("ipam-eip", List.of("registry/ipam-operators/eip:1"))).isFalse();
     assertThat(OldOperator.EGRESSIP.runs("keepalived-operator", List.of())).isFalse();
   }
