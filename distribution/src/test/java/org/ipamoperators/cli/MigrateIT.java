@@ -165,6 +165,7 @@ class MigrateIT {
         + " --set controllers.eip.settings.clusterName=test --set controllers.eip.settings.awsRegion=me-south-1");
 
     IpamRun text = IpamRun.of("migrate", "--kubeconfig", kubeconfig.toString());
+    System.out.println("ipam migrate:\n" + text.out());
     assertThat(text.exit()).isEqualTo(1);
     assertThat(text.out()).contains("  BLOCKER: Deployment"
         + " egressip-ipam-operator/egressip-ipam-operator-controller-manager still runs 1 replica(s)", "    1. " + scale);
