@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code ipam} command: the suite's entry point. */
 @Command(name = "ipam", mixinStandardHelpOptions = true, versionProvider = IpamVersion.class,
     description = "IP address management for Kubernetes and OpenShift clusters.",
-    subcommands = {PlanCommand.class, DemoCommand.class, OperatorCommand.class, AuditCommand.class,
+    subcommands = {PlanCommand.class, DemoCommand.class, OperatorCommand.class, AuditCommand.class, MigrateCommand.class,
         KeepalivedReloaderCommand.class, CompletionCommand.class,
         CommandLine.HelpCommand.class})
 public final class IpamCommand implements Runnable {
