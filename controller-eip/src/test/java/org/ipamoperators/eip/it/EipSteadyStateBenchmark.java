@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Steady state (a measurement, not part of the default run): {@code ipam.steady.eips} Eips (100 by default), each
  * with its address, nothing changing, the resync at 3 s. Printed: DescribeAddresses calls per resync interval over
- * {@code ipam.steady.intervals} intervals (5), i.e. what every Eip's periodic check against AWS costs. Run with
+ * {@code ipam.steady.intervals} intervals (5), i.e. what every Eip's periodic check against AWS costs
+ * ({@code -Dipam.steady.resync=120s} measures the default resync). Run with
  * {@code mvn -pl controller-eip -am verify -Dit.test=EipSteadyStateBenchmark -Dtest=NONE
  * -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false}.
  */
@@ -26,7 +27,7 @@ class EipSteadyStateBenchmark extends EipIT {
     for (int i = 0; i < EIPS; i++) {
       world.eip("e" + i, EipSelector.pod("absent-" + i));
     }
-    await().atMost(Duration.ofMinutes(5)).until(() -> world.kube.resources(Eip.class).list().getItems().stream()
+    await().atMost(Duration.ofMinutes(20)).until(() -> world.kube.resources(Eip.class).list().getItems().stream()
         .filter(e -> e.getStatus() != null && e.getStatus().allocationId() != null
             && "PodNotFound".equals(world.condition(e.getMetadata().getName(), "Ready").getReason())).count() == EIPS);
     assertThat(world.addresses()).hasSize(EIPS);

@@ -32,10 +32,21 @@ public final class MigrationPlanner {
   private MigrationPlanner() {}
 
   public static MigrationReport plan(List<Found> found, Target target) {
-    return new MigrationReport(found.stream().map(f -> section(f, target)).toList());
+    boolean egress = found.stream().anyMatch(f -> f.operator() == OldOperator.EGRESSIP && !f.nothing());
+    return new MigrationReport(found.stream().map(f -> section(f, target, egress)).toList());
   }
 
   static Section section(Found f, Target target) {
+    return section(f, target, true);
+  }
+
+  /**
+   * One old operator's section.
+   *
+   * @param egress whether egressip is migrated too: the chart enables it by default, so the helm step of another
+   *     controller turns it off when nothing of egressip-ipam-operator was found
+   */
+  static Section section(Found f, Target target, boolean egress) {
     OldOperator op = f.operator();
     if (f.nothing()) {
       return new Section(op.project(), op.controller(), false, Map.of(), List.of(), List.of(), List.of());
@@ -59,7 +70,8 @@ public final class MigrationPlanner {
                 + " Invalid and serves none of its addresses)"));
       }
     }
-    steps.add(helmStep(f, target, blockers));
+    steps.add(helmStep(f, target, blockers) + (egress || f.operator() == OldOperator.EGRESSIP ? ""
+        : " --set controllers.egressip.enabled=false"));
     steps.add("ipam audit");
     List<String> adopted = f.held().stream().map(h -> h.kind() + " " + h.ref() + ": " + h.what()).toList();
     return new Section(op.project(), op.controller(), true, f.counts(), adopted, blockers, steps);

@@ -148,6 +148,24 @@ class MigrationPlannerTest {
     assertThat(OldOperator.EGRESSIP.runs("keepalived-operator", List.of())).isFalse();
   }
 
+  @Test
+  void anotherControllersHelmStepTurnsEgressipOffUnlessItsOldOperatorIsThereToo() {
+    Found eip = eip(new Crd("eips.materialize.cloud", List.of("v2"), List.of("v2"), List.of(), List.of()),
+        Map.of("CLUSTER_NAME", "prod"));
+    Found noEgress = new Found(OldOperator.EGRESSIP, List.of(), List.of(), List.of(), Map.of(), List.of(), List.of());
+    String alone = helm(MigrationPlanner.plan(List.of(noEgress, eip), TARGET), "eip");
+    assertThat(alone).as("the chart enables egressip by default").endsWith(" --set controllers.egressip.enabled=false");
+    Found egress = egress(List.of(), List.of());
+    assertThat(helm(MigrationPlanner.plan(List.of(egress, eip), TARGET), "eip")).doesNotContain("egressip.enabled");
+    assertThat(helm(MigrationPlanner.plan(List.of(egress, eip), TARGET), "egressip"))
+        .endsWith("--set controllers.egressip.enabled=true");
+  }
+
+  private static String helm(MigrationReport report, String controller) {
+    return report.sections().stream().filter(s -> s.controller().equals(controller)).findFirst().orElseThrow()
+        .steps().stream().filter(x -> x.startsWith("helm ")).findFirst().orElseThrow();
+  }
+
   private static Found egress(List<Deployment> d, List<Checked> checked) {
     Crd old = new Crd("egressipams.redhatcop.redhat.io", List.of("v1alpha1"), List.of("v1alpha1"), List.of(),
         List.of("kubectl-client-side-apply"));
