@@ -1,12 +1,9 @@
 package org.ipamoperators.cli;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,6 +24,7 @@ import org.ipamoperators.core.audit.Repair;
 import org.ipamoperators.egressip.cloud.CloudSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -54,9 +52,8 @@ final class AuditCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--kubeconfig", paramLabel = "FILE",
-      description = "kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
-  Path kubeconfig;
+  @Mixin
+  KubeconfigOption cluster = new KubeconfigOption();
 
   @Option(names = {"-o", "--output"}, defaultValue = "text",
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
@@ -123,7 +120,7 @@ final class AuditCommand implements Callable<Integer> {
     ClusterFacts facts;
     CloudFacts cloudFacts = CloudFacts.NONE;
     EipFacts eipFacts = EipFacts.NONE;
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config()).build()) {
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
       facts = ClusterFacts.read(client, ClusterFacts.ALL, progress(err));
       if (cloud) {
         cloudFacts = CloudFacts.read(client, cloudSettings(), platform != null ? platform : CloudFacts.platformOverride());
@@ -209,10 +206,4 @@ final class AuditCommand implements Callable<Integer> {
         env.provider());
   }
 
-  private Config config() throws Exception {
-    if (kubeconfig == null) {
-      return Config.autoConfigure(null);
-    }
-    return Config.fromKubeconfig(Files.readString(kubeconfig));
-  }
 }

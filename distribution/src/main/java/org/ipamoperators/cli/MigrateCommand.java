@@ -1,12 +1,9 @@
 package org.ipamoperators.cli;
 
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +15,7 @@ import org.ipamoperators.cli.migrate.MigrationReport;
 import org.ipamoperators.cli.migrate.MigrationReport.Section;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -38,9 +36,8 @@ final class MigrateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--kubeconfig", paramLabel = "FILE",
-      description = "kubeconfig to use (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
-  Path kubeconfig;
+  @Mixin
+  KubeconfigOption cluster = new KubeconfigOption();
 
   @Option(names = {"-o", "--output"}, defaultValue = "text",
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
@@ -62,7 +59,7 @@ final class MigrateCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     List<Found> found;
-    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config()).build()) {
+    try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
       found = new ClusterReader(client).read();
     } catch (KubernetesClientException e) {
       err.println("ipam migrate: could not read the cluster: " + StartFailure.describe(e));
@@ -105,7 +102,4 @@ final class MigrateCommand implements Callable<Integer> {
     return b.toString();
   }
 
-  private Config config() throws Exception {
-    return kubeconfig == null ? Config.autoConfigure(null) : Config.fromKubeconfig(Files.readString(kubeconfig));
-  }
 }
