@@ -56,7 +56,9 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
   private final AtomicBoolean started = new AtomicBoolean();
   private final Duration every;
   private volatile IndexerResourceCache<Service> services;
-  private volatile ScheduledExecutorService timer;
+  private ScheduledExecutorService timer;
+  private final org.ipamoperators.controller.common.kube.RetryBackoff releaseRetries =
+      new org.ipamoperators.controller.common.kube.RetryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
 
   OrphanSweep(KubernetesClient client, ClaimIndex index, Set<String> namespaces, Releaser releaser,
       BiPredicate<Ip, ShareMember> leaver, Runnable awaitIndex) {
@@ -102,13 +104,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     if (!started.compareAndSet(false, true)) {
       return;
     }
-    ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread th = new Thread(r, "vip-orphan-sweep");
-      th.setDaemon(true);
-      return th;
-    });
-    timer = t;
-    t.scheduleWithFixedDelay(() -> {
+    timer().scheduleWithFixedDelay(() -> {
       try {
         int n = sweep();
         if (n > 0) {
@@ -118,6 +114,41 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
         LOG.warn("orphan sweep failed, next one in {}: {}", every, e.toString());
       }
     }, 0, every.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The release of a deleted Service whose delete event could not do it (a write refused or failed):
+   * tried again on the sweep's thread, 2 s doubling to 30 s, until it goes through. Not left to
+   * java-operator-sdk's retry: that gives up after a few attempts, and a deleted primary's failed
+   * reconcile that saw another event meanwhile is not retried at all (its delete mark is lost).
+   */
+  void retryRelease(Service gone, Runnable release) {
+    String uid = gone.getMetadata().getUid();
+    Duration delay = releaseRetries.next(uid);
+    LOG.warn("Service {}/{} is gone but what it held could not all be released; trying again in {} s",
+        gone.getMetadata().getNamespace(), gone.getMetadata().getName(), delay.toSeconds());
+    timer().schedule(() -> {
+      try {
+        release.run();
+        releaseRetries.reset(uid);
+        LOG.info("released what deleted Service {}/{} held", gone.getMetadata().getNamespace(),
+            gone.getMetadata().getName());
+      } catch (RuntimeException e) {
+        LOG.debug("release of deleted Service {} failed again: {}", uid, e.toString());
+        retryRelease(gone, release);
+      }
+    }, delay.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized ScheduledExecutorService timer() {
+    if (timer == null) {
+      timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread th = new Thread(r, "vip-orphan-sweep");
+        th.setDaemon(true);
+        return th;
+      });
+    }
+    return timer;
   }
 
   /** One pass over the claims of Services; returns how many claims (or memberships) it released. */
@@ -182,9 +213,10 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
 
   @Override
   public void stop() {
-    ScheduledExecutorService t = timer;
-    if (t != null) {
-      t.shutdownNow();
+    synchronized (this) {
+      if (timer != null) {
+        timer.shutdownNow();
+      }
     }
     super.stop();
   }

@@ -266,7 +266,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       ownWrites.forget(svc);
       retries.reset(svc.getMetadata().getUid());
       awaitIndex();
-      release.deleted(svc, owner);
+      releaseDeleted(svc, owner);
       return notPending(svc);
     }
     sweep.startOnce();
@@ -287,6 +287,19 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     release.dropOldFinalizers(svc);
     awaitIndex();
     return serve(svc, owner);
+  }
+
+  /**
+   * Releases what a deleted Service held. A failure is never handed to java-operator-sdk (see
+   * {@link OrphanSweep#retryRelease}): the sweep's thread tries again until it goes through.
+   */
+  private void releaseDeleted(Service svc, ClaimOwner owner) {
+    try {
+      release.deleted(svc, owner);
+    } catch (RuntimeException e) {
+      LOG.warn("releasing what deleted Service {} held failed: {}", memberName(svc), e.toString());
+      sweep.retryRelease(svc, () -> release.deleted(svc, owner));
+    }
   }
 
   private UpdateControl<Service> notPending(Service svc) {

@@ -124,6 +124,7 @@ final class SharedClaims {
           return new Joined(Outcome.CREATED, null, created);
         } catch (KubernetesClientException e) {
           if (e.getCode() == 409) {
+            pause(attempt);
             continue;
           }
           throw e;
@@ -149,6 +150,7 @@ final class SharedClaims {
       if (written != null) {
         return new Joined(Outcome.JOINED, null, written);
       }
+      pause(attempt);
     }
     throw new IllegalStateException("the claim on " + ip + " kept changing; will retry");
   }
@@ -192,14 +194,28 @@ final class SharedClaims {
           if (e.getCode() != 409) {
             throw e;
           }
+          pause(attempt);
           continue;
         }
       }
       if (write(c, rest) != null) {
         return true;
       }
+      pause(attempt);
     }
     throw new IllegalStateException("the claim on " + ip + " kept changing; will retry");
+  }
+
+  /**
+   * After a write lost to another one: a random pause growing with the attempt (at most 10 ms per
+   * attempt), so that Services joining or leaving one address at once do not keep colliding in step.
+   */
+  private static void pause(int attempt) {
+    try {
+      Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(10 * (attempt + 1)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Writes the member list, conditional on the resourceVersion read; null when someone else wrote first. */

@@ -8,7 +8,13 @@ import io.javaoperatorsdk.operator.Operator;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.time.Instant;
+import org.ipamoperators.controller.common.ledger.ClaimNames;
+import org.ipamoperators.controller.common.ledger.ClaimOwner;
 import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.controller.common.ledger.IPClaimSpec;
+import org.ipamoperators.core.address.Ip;
+import org.ipamoperators.testsupport.kube.WriteRefusal;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.ipamoperators.vip.api.VipAnnotations;
@@ -202,6 +208,47 @@ class SharingIT {
     cluster.delete("member-" + (n - 1));
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.claim(shared)).isNull());
     assertThat(cluster.claims()).hasSize(n);
+  }
+
+  /**
+   * A deleted member's release that the API server refuses for longer than java-operator-sdk retries a
+   * failed reconcile (five times, about 26 s) still happens once the claim can be written again; the
+   * other member keeps the address throughout.
+   */
+  @Test
+  void aDeletedMemberLeavesTheSharedAddressOnceItsClaimCanBeWrittenAgain() throws Exception {
+    cluster.group("p1", "192.0.2.0/28", List.of());
+    cluster.create(cluster.lb("a").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata());
+    cluster.create(cluster.lb("b").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata()
+        .editSpec().editFirstPort().withPort(443).endPort().endSpec());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.ingress("a")).hasSize(1);
+      assertThat(cluster.ingress("b")).isEqualTo(cluster.ingress("a"));
+      assertThat(members(cluster.ingress("a").get(0))).containsExactly(ns + "/a", ns + "/b");
+    });
+    String ip = cluster.ingress("a").get(0);
+    String probe = "refusal-probe";
+    client.resource(IPClaim.of(probe, new IPClaimSpec("203.0.113.250", "probe", new ClaimOwner("test", "Probe", null,
+        probe, null)), Map.of())).create();
+    WriteRefusal refusal = WriteRefusal.start(client, "refuse-shared-claim", "ipam.ipamoperators.org", "ipclaims",
+        List.of(ClaimNames.of(Ip.parse(ip))), probe, n -> client.resources(IPClaim.class).withName(probe)
+            .edit(c -> {
+              c.getMetadata().setLabels(Map.of("probe", Integer.toString(n)));
+              return c;
+            }));
+    try {
+      cluster.delete("a");
+      Instant end = refusal.effective().plus(Duration.ofSeconds(40));
+      while (Instant.now().isBefore(end)) {
+        assertThat(cluster.ingress("b")).containsExactly(ip);
+        assertThat(cluster.claim(ip)).isNotNull();
+        Thread.sleep(500);
+      }
+    } finally {
+      refusal.close();
+    }
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(members(ip)).containsExactly(ns + "/b"));
+    assertThat(cluster.ingress("b")).containsExactly(ip);
   }
 
   @Test
