@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.operator;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,10 +13,10 @@ import org.ipamoperators.controller.common.ids.IDClaim;
 import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
+import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.eip.EipControllers;
 import org.ipamoperators.eip.EipSettings;
 import org.ipamoperators.eip.api.Eip;
-import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.keepalived.KeepalivedControllers;
 import org.ipamoperators.keepalived.KeepalivedSettings;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
@@ -24,10 +24,10 @@ import org.ipamoperators.vip.VipControllers;
 import org.ipamoperators.vip.api.IPGroup;
 
 /** The controllers {@code ipam operator --controllers} can run, and the CRDs each needs. */
-final class OperatorControllers {
+public final class OperatorControllers {
 
   /** A CRD a controller needs: its name, the generated YAML on the classpath, and its Java type. */
-  record RequiredCrd(String name, String resource, Class<? extends HasMetadata> type) {}
+  public record RequiredCrd(String name, String resource, Class<? extends HasMetadata> type) {}
 
   /**
    * Registers one controller's reconcilers on an operator; returns what to run once this replica
@@ -52,7 +52,7 @@ final class OperatorControllers {
     }
   }
 
-  record Controller(String name, String description, List<RequiredCrd> crds, Registrar registrar) {}
+  public record Controller(String name, String description, List<RequiredCrd> crds, Registrar registrar) {}
 
   static final RequiredCrd IPCLAIMS = new RequiredCrd("ipclaims.ipam.ipamoperators.org",
       "META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml", IPClaim.class);
@@ -106,16 +106,16 @@ final class OperatorControllers {
     known.put(c.name(), c);
   }
 
-  static List<String> names() {
+  public static List<String> names() {
     return List.copyOf(KNOWN.keySet());
   }
 
-  static Optional<Controller> byName(String name) {
+  public static Optional<Controller> byName(String name) {
     return Optional.ofNullable(KNOWN.get(name));
   }
 
   /** The CRDs the given controllers need, each once, in a stable order. */
-  static List<RequiredCrd> crds(List<Controller> controllers) {
+  public static List<RequiredCrd> crds(List<Controller> controllers) {
     Map<String, RequiredCrd> out = new LinkedHashMap<>();
     for (Controller c : controllers) {
       c.crds().forEach(crd -> out.putIfAbsent(crd.name(), crd));

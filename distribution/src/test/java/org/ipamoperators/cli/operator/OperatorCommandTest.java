@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,11 +8,15 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.ipamoperators.cli.DurationConverter;
+import org.ipamoperators.cli.IpamCommand;
+import org.ipamoperators.cli.IpamRun;
+import org.ipamoperators.cli.OperatorRun;
 import org.ipamoperators.testsupport.LoopbackPorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 import picocli.CommandLine.TypeConversionException;
+import picocli.CommandLine;
 
 /** {@code ipam operator}'s options and its refusals, without a cluster. */
 class OperatorCommandTest {
@@ -160,7 +164,7 @@ class OperatorCommandTest {
         "--keepalived-namespaces", "--keepalived-router-ids-per-namespace", "--keepalived-allow-group-programs",
         "--keepalived-metrics-ports", "--keepalived-secret-poll", "--platform", "IPAM_PLATFORM", "--aws-region",
         "--aws-endpoint", "--operator-namespace", "--egressip-writers", "--vip-handle-unclassed");
-    var k = parsed("operator", "--controllers", "keepalived").keepalivedOptions.settings();
+    var k = parsed("operator", "--controllers", "keepalived").keepalivedSettings();
     assertThat(k.keepalivedImage()).isEqualTo(System.getenv().getOrDefault("IPAM_KEEPALIVED_IMAGE",
         "ipam-operators/keepalived:0.1.0"));
     assertThat(k.metricsPorts().min()).isEqualTo(9650);
@@ -170,7 +174,7 @@ class OperatorCommandTest {
     assertThat(k.allowGroupPrograms()).isFalse();
     var set = parsed("operator", "--controllers", "keepalived", "--keepalived-allowed-images", "a/b:*,c/d:1",
         "--keepalived-router-ids-per-namespace", "10", "--keepalived-allow-group-programs",
-        "--keepalived-router-id-grace-seconds", "0").keepalivedOptions.settings();
+        "--keepalived-router-id-grace-seconds", "0").keepalivedSettings();
     assertThat(set.allowedImages()).containsExactly("a/b:*", "c/d:1");
     assertThat(set.routerIdsPerNamespace()).isEqualTo(10);
     assertThat(set.allowGroupPrograms()).isTrue();
@@ -197,7 +201,7 @@ class OperatorCommandTest {
 
     var given = parsed("operator", "--controllers", "eip", "--eip-cluster-name", "prod", "--eip-aws-region",
         "eu-west-1", "--eip-namespace", "web", "--eip-default-tags", "{\"Stack\":\"mz\"}",
-        "--eip-aws-endpoint", "http://127.0.0.1:1", "--eip-resync-interval", "45s").eipOptions.settings();
+        "--eip-aws-endpoint", "http://127.0.0.1:1", "--eip-resync-interval", "45s").eipSettings();
     assertThat(given.clusterName()).isEqualTo("prod");
     assertThat(given.namespace()).isEqualTo("web");
     assertThat(given.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("Stack", "mz"));
@@ -210,7 +214,7 @@ class OperatorCommandTest {
     assertThat(given.nodeMode().nodes().any()).isTrue();
     var strict = parsed("operator", "--controllers", "eip", "--eip-cluster-name", "prod", "--eip-aws-region",
         "eu-west-1", "--eip-node-mode-namespaces", "egress-gw,edge", "--eip-node-mode-node-selector",
-        "node-role.example.com/egress in (true)").eipOptions.settings();
+        "node-role.example.com/egress in (true)").eipSettings();
     assertThat(strict.nodeMode().namespaces()).containsExactlyInAnyOrder("egress-gw", "edge");
     assertThat(strict.nodeMode().nodes().admits(java.util.Map.of("node-role.example.com/egress", "true"))).isTrue();
     assertThat(strict.nodeMode().nodes().admits(java.util.Map.of())).isFalse();
@@ -220,14 +224,14 @@ class OperatorCommandTest {
         "DEFAULT_TAGS", "{\"team\":\"a\"}", "NAMESPACE", "egress", "EIP_FAILOVER_GRACE", "5s");
     old.forEach(System::setProperty);
     try {
-      var fromEnv = parsed("operator", "--controllers", "eip").eipOptions.settings();
+      var fromEnv = parsed("operator", "--controllers", "eip").eipSettings();
       assertThat(fromEnv.clusterName()).isEqualTo("legacy");
       assertThat(fromEnv.aws().region()).isEqualTo(System.getenv().getOrDefault("AWS_REGION", "us-east-2"));
       assertThat(fromEnv.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("team", "a"));
       assertThat(fromEnv.namespace()).isEqualTo("egress");
       assertThat(fromEnv.failoverGrace()).isEqualTo(Duration.ofSeconds(5));
       // an option given wins over the variable
-      assertThat(parsed("operator", "--controllers", "eip", "--eip-cluster-name", "new").eipOptions.settings()
+      assertThat(parsed("operator", "--controllers", "eip", "--eip-cluster-name", "new").eipSettings()
           .clusterName()).isEqualTo("new");
     } finally {
       old.keySet().forEach(System::clearProperty);

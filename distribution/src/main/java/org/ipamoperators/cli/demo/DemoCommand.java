@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.demo;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+import org.ipamoperators.cli.DurationConverter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -38,7 +39,7 @@ import picocli.CommandLine.Spec;
     description = "Run the controllers on a throw-away local cluster (etcd + kube-apiserver from "
         + DemoCluster.PREPARE + "; with --node a real node and the Helm chart), apply an example cluster, show "
         + "what they did; Ctrl-C removes everything.")
-final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand implements Callable<Integer> {
   static final ResourceDefinitionContext EGRESS_IP = new ResourceDefinitionContext.Builder()
       .withGroup("k8s.ovn.org").withVersion("v1").withKind("EgressIP").withPlural("egressips")
       .withNamespaced(false).build();

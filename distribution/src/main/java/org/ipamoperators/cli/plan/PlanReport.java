@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.plan;
 
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -11,10 +11,10 @@ import org.ipamoperators.core.placement.Change;
 import org.ipamoperators.core.placement.GroupHeadroom;
 import org.ipamoperators.core.placement.Unplaceable;
 import org.ipamoperators.core.plan.PlanInput;
-import org.ipamoperators.core.plan.PlanResult;
 import org.ipamoperators.core.plan.PlanResult.Allocation;
 import org.ipamoperators.core.plan.PlanResult.PoolUsage;
 import org.ipamoperators.core.plan.PlanResult.Released;
+import org.ipamoperators.core.plan.PlanResult;
 import org.ipamoperators.core.plan.PoolDefinition;
 import org.ipamoperators.core.pool.Pool;
 

@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.plan;
 
 /** A plan file that cannot be read, with the line or field at fault in the message. */
 final class PlanFileException extends Exception {

@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.operator;
 
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -54,16 +54,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
-import org.ipamoperators.cli.OperatorControllers.Controller;
-import org.ipamoperators.cli.OperatorControllers.RequiredCrd;
+import org.ipamoperators.cli.DurationConverter;
 import org.ipamoperators.cli.ProbeServer.Probe;
+import org.ipamoperators.cli.ProbeServer;
+import org.ipamoperators.cli.StartFailure;
+import org.ipamoperators.cli.operator.OperatorControllers.Controller;
+import org.ipamoperators.cli.operator.OperatorControllers.RequiredCrd;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code ipam operator}: runs the chosen controllers against a cluster until stopped, with leader
@@ -82,13 +85,13 @@ import picocli.CommandLine.Model.CommandSpec;
         "Serves /healthz, /readyz and /metrics (Prometheus) on --http-port."},
     footer = {"", "Exit status: 0 stopped on request (SIGTERM); 1 could not start, or a fatal",
         "error (the Lease lost, an informer broken); 2 bad options or kubeconfig."})
-final class OperatorCommand implements Callable<Integer> {
+public final class OperatorCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(OperatorCommand.class);
   static final String DEFAULT_NAMESPACE = "ipam-operators";
-  static final String DEFAULT_LEASE = "ipam-operators-leader";
+  public static final String DEFAULT_LEASE = "ipam-operators-leader";
   /** Start-up checks answered 429 or 5xx are tried this often (about 30 s in all) before giving up. */
   private static final int START_ATTEMPTS = 6;
-  static final String FIELD_MANAGER = "ipam-operator";
+  public static final String FIELD_MANAGER = "ipam-operator";
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?");
   private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
@@ -242,12 +245,12 @@ final class OperatorCommand implements Callable<Integer> {
   }
 
   /** Asks a running {@code ipam operator} to stop as on SIGTERM; returns at once. */
-  void stop() {
+  public void stop() {
     requestStop(0);
   }
 
   /** Waits until the operator has started (true) or given up starting or stopped (false). */
-  boolean awaitStarted(Duration timeout) throws InterruptedException {
+  public boolean awaitStarted(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
       if (started.await(50, TimeUnit.MILLISECONDS)) {
@@ -261,17 +264,27 @@ final class OperatorCommand implements Callable<Integer> {
   }
 
   /** The port /healthz, /readyz and /metrics are served on, once started. */
-  int boundHttpPort() {
+  public int boundHttpPort() {
     return http == null ? -1 : http.address().getPort();
   }
 
   /** The identity this replica writes into the Lease. */
-  String identity() {
+  public String identity() {
     return identity;
   }
 
-  boolean isLeader() {
+  public boolean isLeader() {
     return leading.get();
+  }
+
+  /** keepalived's settings as the options give them. */
+  public org.ipamoperators.keepalived.KeepalivedSettings keepalivedSettings() {
+    return keepalivedOptions.settings();
+  }
+
+  /** eip's settings as the options give them. */
+  public org.ipamoperators.eip.EipSettings eipSettings() {
+    return eipOptions.settings();
   }
 
   private void requestStop(int code) {

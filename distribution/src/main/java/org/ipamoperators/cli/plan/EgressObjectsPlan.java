@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.plan;
 
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.ipamoperators.cli.IpamRun;
 import org.ipamoperators.testsupport.TestBinaries;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

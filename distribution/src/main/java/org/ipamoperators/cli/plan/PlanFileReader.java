@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.plan;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;

@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.plan;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Service;

@@ -1,9 +1,10 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.operator;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import org.ipamoperators.cli.DurationConverter;
 import org.ipamoperators.keepalived.AttachRules;
 import org.ipamoperators.keepalived.KeepalivedSettings;
 import picocli.CommandLine.Option;

@@ -1,18 +1,19 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.plan;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.ipamoperators.cli.JsonOutput;
 import org.ipamoperators.core.plan.IpamPlanner;
 import org.ipamoperators.core.plan.PlanInput;
 import org.ipamoperators.core.plan.PlanResult;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code ipam plan FILE}: what the operators would allocate and place for a described cluster. */
 @Command(name = "plan", mixinStandardHelpOptions = true,
@@ -29,7 +30,7 @@ import picocli.CommandLine.Model.CommandSpec;
         "controller-vip's own planner (kept, new and released addresses, problems), read from the",
         "objects as the controllers read the cluster."},
     footer = {"", "Exit status: 0 planned; 1 planned with problems and --fail-on-problems; 2 bad input."})
-final class PlanCommand implements Callable<Integer> {
+public final class PlanCommand implements Callable<Integer> {
   enum Format { text, json }
 
   @Spec

@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.demo;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;

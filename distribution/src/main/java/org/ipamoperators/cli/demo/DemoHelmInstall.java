@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.demo;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.InstallCommand;

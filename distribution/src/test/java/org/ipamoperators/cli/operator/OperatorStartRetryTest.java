@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

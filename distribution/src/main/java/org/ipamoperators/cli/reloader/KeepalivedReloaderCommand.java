@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.reloader;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -16,8 +16,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.ipamoperators.keepalived.reloader.KeepalivedReloader;
+import org.ipamoperators.cli.DurationConverter;
+import org.ipamoperators.cli.ProbeServer;
 import org.ipamoperators.keepalived.reloader.KeepalivedReloader.Outcome;
+import org.ipamoperators.keepalived.reloader.KeepalivedReloader;
 import org.ipamoperators.keepalived.reloader.ReloaderOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -31,7 +33,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "keepalived-reloader", mixinStandardHelpOptions = true,
     description = "Keeps a node's keepalived configuration in step with its ConfigMap key (run by the keepalived DaemonSet).")
-final class KeepalivedReloaderCommand implements Callable<Integer> {
+public final class KeepalivedReloaderCommand implements Callable<Integer> {
 
   @Option(names = "--source", required = true, description = "the node's key of the mounted ConfigMap")
   Path source;
@@ -110,7 +112,7 @@ final class KeepalivedReloaderCommand implements Callable<Integer> {
   }
 
   /** Ends the loop as SIGTERM does. */
-  void stopForTests() {
+  public void stopForTests() {
     stop.set(true);
   }
 

@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.operator;
 
 import java.io.IOException;
 import java.net.MalformedURLException;

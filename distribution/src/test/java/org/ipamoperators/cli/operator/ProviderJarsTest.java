@@ -1,4 +1,4 @@
-package org.ipamoperators.cli;
+package org.ipamoperators.cli.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -13,6 +13,7 @@ import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.ipamoperators.cli.IpamRun;
 import org.ipamoperators.core.spi.NodeNetworkProvider;
 import org.ipamoperators.egressip.cloud.CloudNodeNetworks;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * from its sources into a jar here, is found beside the built-in providers once its directory is given,
  * and serves the platform it names; a directory that is not there is refused when given as an option.
  */
-class ProviderJarsTest {
+public class ProviderJarsTest {
   private static final Path EXAMPLE = Path.of("..", "examples", "custom-provider", "src", "main");
 
   @Test
@@ -71,7 +72,7 @@ class ProviderJarsTest {
   }
 
   /** The example's main sources compiled against this class path, with its resources, as one jar. */
-  static void jar(Path classes, Path jar) throws IOException {
+  public static void jar(Path classes, Path jar) throws IOException {
     List<String> sources;
     try (Stream<Path> files = Files.walk(EXAMPLE.resolve("java"))) {
       sources = files.filter(p -> p.toString().endsWith(".java")).map(Path::toString).toList();
