@@ -6,9 +6,13 @@ import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import org.ipamoperators.cli.StartFailure;
 import org.ipamoperators.controller.common.ids.IDClaim;
 import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
@@ -40,9 +44,9 @@ public final class OperatorControllers {
 
   private static final Runnable NOTHING_ON_LEADING = () -> { };
 
-  /** The controllers' settings from {@code ipam operator}'s options; {@code eip} is null unless eip runs. */
   /**
-   * The controllers' settings.
+   * The controllers' settings from {@code ipam operator}'s options, one record per controller that has settings;
+   * {@code eip} is null unless eip runs.
    *
    * @param providers finds egressip's NodeNetwork providers: the class path and the provider jars (ProviderJars)
    */
@@ -112,6 +116,30 @@ public final class OperatorControllers {
 
   public static Optional<Controller> byName(String name) {
     return Optional.ofNullable(KNOWN.get(name));
+  }
+
+  /** The controllers {@code --controllers} names, each once in the order given; none or an unknown name exits 2. */
+  static List<Controller> select(List<String> requested) throws StartFailure {
+    Set<String> names = new LinkedHashSet<>();
+    for (String c : requested) {
+      String n = c.trim().toLowerCase(Locale.ROOT);
+      if (!n.isEmpty()) {
+        names.add(n);
+      }
+    }
+    if (names.isEmpty()) {
+      throw new StartFailure(2, "--controllers names no controller; known: " + String.join(", ", names()));
+    }
+    List<Controller> out = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
+    for (String n : names) {
+      byName(n).ifPresentOrElse(out::add, () -> unknown.add(n));
+    }
+    if (!unknown.isEmpty()) {
+      throw new StartFailure(2, (unknown.size() == 1 ? "unknown controller '" : "unknown controllers '")
+          + String.join("', '", unknown) + "'; known: " + String.join(", ", names()));
+    }
+    return out;
   }
 
   /** The CRDs the given controllers need, each once, in a stable order. */

@@ -141,9 +141,9 @@ class OperatorCommandTest {
     assertThat(c.retryPeriod).isEqualTo(Duration.ofSeconds(2));
     if (!Files.exists(Path.of(io.fabric8.kubernetes.client.Config.KUBERNETES_NAMESPACE_PATH))) {
       // Outside a pod there is no service-account namespace file.
-      assertThat(OperatorCommand.defaultNamespace()).isEqualTo("ipam-operators");
+      assertThat(LeaseElection.defaultNamespace()).isEqualTo("ipam-operators");
     }
-    assertThat(OperatorCommand.defaultIdentity()).matches(".+_[0-9a-f]{8}");
+    assertThat(LeaseElection.defaultIdentity()).matches(".+_[0-9a-f]{8}");
   }
 
   @Test

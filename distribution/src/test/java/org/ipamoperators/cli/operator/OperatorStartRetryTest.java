@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 class OperatorStartRetryTest {
   @Test
   void startUpChecksWaitLongerAfterEachFailureUpToEightSeconds() {
-    long[] waits = IntStream.rangeClosed(1, 5).mapToLong(OperatorCommand::startRetryDelayMillis).toArray();
+    long[] waits = IntStream.rangeClosed(1, 5).mapToLong(StartupChecks::startRetryDelayMillis).toArray();
     assertThat(waits).containsExactly(1_000, 2_000, 4_000, 8_000, 8_000);
-    assertThat(OperatorCommand.startRetryDelayMillis(20)).isEqualTo(8_000);
+    assertThat(StartupChecks.startRetryDelayMillis(20)).isEqualTo(8_000);
   }
 }
