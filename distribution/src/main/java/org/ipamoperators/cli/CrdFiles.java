@@ -7,8 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
-import org.ipamoperators.cli.OperatorControllers.Controller;
-import org.ipamoperators.cli.OperatorControllers.RequiredCrd;
+import org.ipamoperators.cli.operator.OperatorControllers.Controller;
+import org.ipamoperators.cli.operator.OperatorControllers.RequiredCrd;
+import org.ipamoperators.cli.operator.OperatorControllers;
 
 /**
  * Copies each controller's generated CRDs, byte for byte, from the classpath into

@@ -7,7 +7,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /** Durations on the command line as {@code 500ms}, {@code 15s}, {@code 2m}, {@code 1h} or ISO-8601 ({@code PT15S}). */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
 
   @Override
   public Duration convert(String value) {

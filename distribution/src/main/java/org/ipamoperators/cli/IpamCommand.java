@@ -1,7 +1,11 @@
 package org.ipamoperators.cli;
 
-import picocli.CommandLine;
+import org.ipamoperators.cli.demo.DemoCommand;
+import org.ipamoperators.cli.operator.OperatorCommand;
+import org.ipamoperators.cli.plan.PlanCommand;
+import org.ipamoperators.cli.reloader.KeepalivedReloaderCommand;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The {@code ipam} command: the suite's entry point. */
 @Command(name = "ipam", mixinStandardHelpOptions = true, versionProvider = IpamVersion.class,

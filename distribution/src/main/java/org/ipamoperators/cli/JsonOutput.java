@@ -11,9 +11,9 @@ import java.util.Map;
  * {@code schemaVersion}, so a script can tell which shape it reads: fields are only added within a
  * version; renaming or removing one, or changing its meaning, takes the next version.
  */
-final class JsonOutput {
+public final class JsonOutput {
   /** The shape of every {@code -o json} document this build writes. */
-  static final String SCHEMA_VERSION = "v1";
+  public static final String SCHEMA_VERSION = "v1";
 
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -26,7 +26,7 @@ final class JsonOutput {
    * @param body its fields, in their order
    * @return the JSON text
    */
-  static String document(String kind, Map<String, ?> body) throws JsonProcessingException {
+  public static String document(String kind, Map<String, ?> body) throws JsonProcessingException {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("kind", kind);
     doc.put("schemaVersion", SCHEMA_VERSION);

@@ -19,17 +19,17 @@ import org.slf4j.LoggerFactory;
  * {@code /readyz} (readiness) and {@code /metrics} (Prometheus text format). Probes answer 200 or
  * 503 with a short plain-text reason; nothing else is served.
  */
-final class ProbeServer implements AutoCloseable {
+public final class ProbeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ProbeServer.class);
-  static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+  public static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   /** A probe's answer: healthy or not, and why. */
-  record Probe(boolean ok, String detail) {
-    static Probe ok(String detail) {
+  public record Probe(boolean ok, String detail) {
+    public static Probe ok(String detail) {
       return new Probe(true, detail);
     }
 
-    static Probe failing(String detail) {
+    public static Probe failing(String detail) {
       return new Probe(false, detail);
     }
   }
@@ -43,7 +43,7 @@ final class ProbeServer implements AutoCloseable {
   }
 
   /** Binds and starts serving; an address in use or not local fails here with an {@link IOException}. */
-  static ProbeServer start(InetSocketAddress address, Supplier<Probe> liveness, Supplier<Probe> readiness,
+  public static ProbeServer start(InetSocketAddress address, Supplier<Probe> liveness, Supplier<Probe> readiness,
       Supplier<String> metrics) throws IOException {
     HttpServer server = HttpServer.create(address, 16);
     AtomicInteger n = new AtomicInteger();
@@ -101,7 +101,7 @@ final class ProbeServer implements AutoCloseable {
   }
 
   /** The address actually bound (the port is the real one when 0 was asked for). */
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return server.getAddress();
   }
 

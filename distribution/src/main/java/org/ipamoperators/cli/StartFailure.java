@@ -14,17 +14,17 @@ import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 
 /** A reason {@code ipam operator} cannot start, worded as the one line the user sees. */
-final class StartFailure extends Exception {
+public final class StartFailure extends Exception {
   private static final long serialVersionUID = 1L;
 
   private final int exitCode;
 
-  StartFailure(int exitCode, String message) {
+  public StartFailure(int exitCode, String message) {
     super(message);
     this.exitCode = exitCode;
   }
 
-  StartFailure(int exitCode, String message, Throwable cause) {
+  public StartFailure(int exitCode, String message, Throwable cause) {
     super(message, cause);
     this.exitCode = exitCode;
   }
@@ -34,7 +34,7 @@ final class StartFailure extends Exception {
    * broke mid-answer (reset, EOF): worth another try. An address that refuses connections, a host
    * that does not resolve, a TLS failure or a timeout is taken as wrong input and fails at once.
    */
-  static boolean isTransient(Throwable e) {
+  public static boolean isTransient(Throwable e) {
     boolean broken = false;
     List<Throwable> seen = new ArrayList<>();
     for (Throwable t = e; t != null && !seen.contains(t) && seen.size() < 32; t = t.getCause()) {
@@ -55,7 +55,7 @@ final class StartFailure extends Exception {
         || t instanceof SSLException || t instanceof HttpTimeoutException || t instanceof SocketTimeoutException;
   }
 
-  int exitCode() {
+  public int exitCode() {
     return exitCode;
   }
 
@@ -63,7 +63,7 @@ final class StartFailure extends Exception {
    * The gist of an exception chain on one line: the innermost cause that says something (the HTTP
    * status of a Kubernetes error, a refused connection, an unknown host, a TLS failure, a message).
    */
-  static String describe(Throwable e) {
+  public static String describe(Throwable e) {
     List<Throwable> chain = new ArrayList<>();
     for (Throwable t = e; t != null && !chain.contains(t) && chain.size() < 32; t = t.getCause()) {
       chain.add(t);
@@ -105,7 +105,7 @@ final class StartFailure extends Exception {
     return m;
   }
 
-  static String oneLine(String s) {
+  public static String oneLine(String s) {
     return s.replaceAll("\\s*[\\r\\n]+\\s*", " ").trim();
   }
 }

@@ -2,18 +2,19 @@ package org.ipamoperators.cli;
 
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.List;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.ipamoperators.cli.operator.OperatorControllers;
 
 /**
  * Renders the plain manifests of {@code target/kubernetes/<controller>/} from the Helm chart, so the

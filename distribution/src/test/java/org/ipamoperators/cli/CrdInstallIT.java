@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.ipamoperators.cli.operator.OperatorCommand;
 import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.crds.CrdInstaller;
 import org.ipamoperators.testsupport.kube.KubeApiServer;

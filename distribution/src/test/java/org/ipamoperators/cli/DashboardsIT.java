@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.ipamoperators.cli.operator.OperatorControllers;
 import org.ipamoperators.testsupport.CommandResult;
 import org.ipamoperators.testsupport.Commands;
 import org.ipamoperators.testsupport.TestBinaries;

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.ipamoperators.cli.operator.OperatorCommand;
 import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipSelector;
 import org.ipamoperators.eip.api.EipSpec;

@@ -16,6 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.ipamoperators.cli.operator.OperatorCommand;
+import org.ipamoperators.cli.operator.OperatorControllers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -173,7 +175,7 @@ class HelmChartTest {
     // and the command accepts them
     OperatorCommand cmd = new OperatorCommand();
     new picocli.CommandLine(cmd).parseArgs(args.subList(1, args.size()).toArray(String[]::new));
-    var settings = cmd.keepalivedOptions.settings();
+    var settings = cmd.keepalivedSettings();
     assertThat(settings.routerIdsPerNamespace()).isEqualTo(32);
     assertThat(settings.metricsPorts().min()).isEqualTo(19650);
     assertThat(settings.imageAllowed("mirror.example/keepalived:2.2")).isTrue();
@@ -210,7 +212,7 @@ class HelmChartTest {
     // and the command accepts them
     OperatorCommand cmd = new OperatorCommand();
     new picocli.CommandLine(cmd).parseArgs(args.subList(1, args.size()).toArray(String[]::new));
-    var settings = cmd.eipOptions.settings();
+    var settings = cmd.eipSettings();
     assertThat(settings.clusterName()).isEqualTo("prod");
     assertThat(settings.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("Stack", "mz cloud"));
     assertThat(settings.resyncInterval()).isEqualTo(java.time.Duration.ofMinutes(1));

@@ -5,9 +5,9 @@ import java.io.StringWriter;
 import picocli.CommandLine;
 
 /** One in-process run of the {@code ipam} command line: its exit status and what it printed. */
-record IpamRun(int exit, String out, String err) {
+public record IpamRun(int exit, String out, String err) {
 
-  static IpamRun of(String... args) {
+  public static IpamRun of(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cl = IpamCommand.commandLine();

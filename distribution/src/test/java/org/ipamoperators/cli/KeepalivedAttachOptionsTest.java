@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import java.util.List;
+import org.ipamoperators.cli.operator.OperatorCommand;
 import org.ipamoperators.core.address.IpRange;
 import org.ipamoperators.keepalived.AttachRules;
 import org.junit.jupiter.api.Test;
@@ -15,9 +16,15 @@ import org.junit.jupiter.api.Test;
  */
 class KeepalivedAttachOptionsTest {
 
+  private static OperatorCommand parsed(String... args) {
+    picocli.CommandLine cl = IpamCommand.commandLine();
+    cl.parseArgs(args);
+    return cl.getSubcommands().get("operator").getCommand();
+  }
+
   @Test
   void byDefaultEveryNamespaceAndAddressAsKeepalivedOperatorDid() {
-    var settings = OperatorCommandTest.parsed("operator", "--controllers", "keepalived").keepalivedOptions.settings();
+    var settings = parsed("operator", "--controllers", "keepalived").keepalivedSettings();
     assertThat(settings.attach()).isEqualTo(AttachRules.ANY);
     List<HasMetadata> plain = HelmChartTest.objects(HelmChartTest.template().set("controllers.egressip.enabled", false)
         .set("controllers.keepalived.enabled", true));
@@ -38,7 +45,7 @@ class KeepalivedAttachOptionsTest {
         "--keepalived-vip-cidrs=192.0.2.0/24,2001:db8::/64");
     OperatorCommand cmd = new OperatorCommand();
     new picocli.CommandLine(cmd).parseArgs(args.subList(1, args.size()).toArray(String[]::new));
-    AttachRules attach = cmd.keepalivedOptions.settings().attach();
+    AttachRules attach = cmd.keepalivedSettings().attach();
     assertThat(attach.namespaces()).containsExactlyInAnyOrder(AttachRules.GROUP_NAMESPACE, "shared");
     assertThat(attach.cidrs()).containsExactly(IpRange.parse("192.0.2.0/24"), IpRange.parse("2001:db8::/64"));
   }
@@ -46,9 +53,9 @@ class KeepalivedAttachOptionsTest {
   @Test
   void theGroupTokenIsAValueNotAnArgumentFile() {
     // picocli reads "@name" arguments as files; no file of that name exists, so the value stays as written.
-    var settings = OperatorCommandTest.parsed("operator", "--controllers", "keepalived",
+    var settings = parsed("operator", "--controllers", "keepalived",
         "--keepalived-service-namespaces", "@group", "--keepalived-vip-cidrs", "198.51.100.10-198.51.100.20")
-        .keepalivedOptions.settings();
+        .keepalivedSettings();
     assertThat(settings.attach().namespaces()).containsExactly(AttachRules.GROUP_NAMESPACE);
     assertThat(settings.attach().cidrs()).containsExactly(IpRange.parse("198.51.100.10-198.51.100.20"));
   }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import org.ipamoperators.cli.reloader.KeepalivedReloaderCommand;
 import org.ipamoperators.testsupport.LoopbackPorts;
 import org.ipamoperators.testsupport.keepalived.Keepalived;
 import org.junit.jupiter.api.Test;

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.ipamoperators.cli.operator.OperatorControllers;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.junit.jupiter.api.Test;
 

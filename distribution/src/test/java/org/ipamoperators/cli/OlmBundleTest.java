@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.ipamoperators.cli.operator.OperatorControllers;
 import org.junit.jupiter.api.Test;
 
 /**

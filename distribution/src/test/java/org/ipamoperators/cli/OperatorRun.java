@@ -20,13 +20,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.ipamoperators.cli.operator.OperatorCommand;
 import picocli.CommandLine;
 
 /**
  * {@code ipam operator ...} run in-process on its own thread, as {@code main} would run it, with
  * its output captured; {@link #close} stops it like SIGTERM does.
  */
-final class OperatorRun implements AutoCloseable {
+public final class OperatorRun implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   final OperatorCommand command;
@@ -135,7 +136,7 @@ final class OperatorRun implements AutoCloseable {
   }
 
   /** -1 when nothing listens on the port any more. */
-  static int statusOrRefused(int port, String path) throws InterruptedException {
+  public static int statusOrRefused(int port, String path) throws InterruptedException {
     try {
       return get(port, path).status();
     } catch (ConnectException e) {

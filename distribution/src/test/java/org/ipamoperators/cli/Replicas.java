@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.ipamoperators.cli.operator.OperatorCommand;
 import org.ipamoperators.testsupport.LoopbackPorts;
 
 /**
