@@ -1,17 +1,10 @@
 package org.ipamoperators.egressip;
 
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
+import org.ipamoperators.controller.common.metrics.OwnedGauges;
 
 /**
  * The controller's metrics, all named {@code ipam_egressip_*}. {@code ipam_egressip_ip_capacity} and
@@ -25,57 +18,16 @@ final class EgressMetrics {
   static final java.util.List<String> NODE_GAUGE_PREFIXES = java.util.List.of("ipam_egressip_", "egressip_");
 
   private final MeterRegistry registry;
-  private final Map<Meter.Id, AtomicReference<Double>> values = new ConcurrentHashMap<>();
-  private final Map<String, Set<Meter.Id>> byIpam = new ConcurrentHashMap<>();
-  private final Map<String, Meter.Id> ids = new ConcurrentHashMap<>();
+  private final OwnedGauges gauges;
 
   EgressMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.gauges = new OwnedGauges(registry, "egressipam");
   }
 
-  /** Sets every gauge of one IPAM for this reconcile; series not set again are removed. */
-  final class Round {
-    private final String ipam;
-    private final Set<Meter.Id> seen = new HashSet<>();
-
-    Round(String ipam) {
-      this.ipam = ipam;
-    }
-
-    void gauge(String name, String description, double value, String... tags) {
-      Tags t = Tags.of("egressipam", ipam).and(tags);
-      String key = name + t;
-      Meter.Id id = ids.get(key);
-      AtomicReference<Double> holder = id == null ? null : values.get(id);
-      if (holder == null) {
-        // Registered once per series; later rounds only set the value.
-        holder = new AtomicReference<>(value);
-        Gauge g = Gauge.builder(name, holder, AtomicReference::get).description(description).tags(t)
-            .register(registry);
-        id = g.getId();
-        values.put(id, holder);
-        ids.put(key, id);
-      } else {
-        holder.set(value);
-      }
-      seen.add(id);
-    }
-
-    void close() {
-      Set<Meter.Id> previous = byIpam.getOrDefault(ipam, Set.of());
-      for (Meter.Id id : previous) {
-        if (!seen.contains(id)) {
-          registry.remove(id);
-          values.remove(id);
-          ids.values().remove(id);
-        }
-      }
-      byIpam.put(ipam, seen);
-    }
-  }
-
-  Round round(String ipam) {
-    return new Round(ipam);
+  /** Sets every gauge of one IPAM for this reconcile; series not set again are removed when it is closed. */
+  OwnedGauges.Round round(String ipam) {
+    return gauges.round(ipam);
   }
 
   /** One reconcile pass of an IPAM: how often and how long the controller works, to see that cost follows change. */
@@ -126,12 +78,7 @@ final class EgressMetrics {
   }
 
   void forget(String ipam) {
-    for (Meter.Id id : byIpam.getOrDefault(ipam, Set.of())) {
-      registry.remove(id);
-      values.remove(id);
-      ids.values().remove(id);
-    }
-    byIpam.remove(ipam);
+    gauges.forget(ipam);
     registry.getMeters().stream().filter(m -> ipam.equals(m.getId().getTag("egressipam")))
         .forEach(registry::remove);
   }

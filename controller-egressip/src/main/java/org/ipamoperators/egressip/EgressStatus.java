@@ -69,7 +69,7 @@ final class EgressStatus {
   static void recordMetrics(EgressMetrics metrics, EgressIPAM ipam, EgressPlan plan, List<NodeInfo> nodeInfos,
       Map<String, NodeVerdict> verdicts, Instant now) {
     String name = ipam.getMetadata().getName();
-    EgressMetrics.Round round = metrics.round(name);
+    var round = metrics.round(name);
     Set<String> labelValues = ipam.getSpec().cidrs().stream().map(CIDRAssignment::labelValue)
         .collect(Collectors.toSet());
     for (NodeInfo n : nodeInfos) {

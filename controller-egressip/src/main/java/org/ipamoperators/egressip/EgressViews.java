@@ -27,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.ipamoperators.controller.common.kube.EventRecorder;
+import org.ipamoperators.controller.common.kube.OwnWrites;
 import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPBlockEntry;
 import org.ipamoperators.controller.common.ledger.IPClaim;
@@ -51,21 +52,24 @@ import org.slf4j.LoggerFactory;
 /**
  * What the EgressIPAM controller reads, and only through here: its informers (each keeping only the
  * fields used, indexed by what a pass looks up), with our own writes over them until the informers show
- * them ({@link RecentWrites}), and each object parsed once per resourceVersion. The observe step of a
+ * them ({@link OwnWrites}), and each object parsed once per resourceVersion. The observe step of a
  * pass; nothing here writes to the cluster.
  */
 final class EgressViews {
   private static final Logger LOG = LoggerFactory.getLogger(EgressViews.class);
   private static final String BY_IPAM = "egressipam";
   private static final String BY_EGRESS_IP = "egressip";
+  /** How long our writes show over an informer that has not brought them back (one lagging longer is resynced). */
+  private static final java.time.Duration SHOWN_FOR = java.time.Duration.ofSeconds(30);
 
   private final KubernetesClient client;
-  final RecentWrites<Namespace> namespacesWritten = RecentWrites.patched(Trimmed::namespace);
-  final RecentWrites<IPClaim> claimsWritten = RecentWrites.created(Trimmed::claim);
-  final RecentWrites<IPBlock> blocksWritten = RecentWrites.created(Trimmed::block);
-  private final RecentWrites<HostSubnet> hostSubnetsWritten = RecentWrites.patched(Trimmed::hostSubnet);
-  private final RecentWrites<NetNamespace> netNamespacesWritten = RecentWrites.patched(Trimmed::netNamespace);
-  private final RecentWrites<GenericKubernetesResource> egressIpsWritten = RecentWrites.created(OvnWriter::trimmed);
+  final OwnWrites<Namespace> namespacesWritten = OwnWrites.patched(Trimmed::namespace, SHOWN_FOR);
+  final OwnWrites<IPClaim> claimsWritten = OwnWrites.created(Trimmed::claim, SHOWN_FOR);
+  final OwnWrites<IPBlock> blocksWritten = OwnWrites.created(Trimmed::block, SHOWN_FOR);
+  private final OwnWrites<HostSubnet> hostSubnetsWritten = OwnWrites.patched(Trimmed::hostSubnet, SHOWN_FOR);
+  private final OwnWrites<NetNamespace> netNamespacesWritten = OwnWrites.patched(Trimmed::netNamespace, SHOWN_FOR);
+  private final OwnWrites<GenericKubernetesResource> egressIpsWritten =
+      OwnWrites.created(OvnWriter::trimmed, SHOWN_FOR);
   private final Map<String, ParsedClaim> parsed = new ConcurrentHashMap<>();
   private final Map<String, ParsedBlock> parsedBlocks = new ConcurrentHashMap<>();
   private final Map<String, ParsedSubnet> parsedSubnets = new ConcurrentHashMap<>();
@@ -254,7 +258,7 @@ final class EgressViews {
   }
 
   private static <T extends HasMetadata> Map<String, T> view(InformerEventSource<T, EgressIPAM> source,
-      Predicate<T> filter, RecentWrites<T> written, Collection<T> cached) {
+      Predicate<T> filter, OwnWrites<T> written, Collection<T> cached) {
     Map<String, T> out = new LinkedHashMap<>();
     for (T o : cached) {
       T v = written.view(o.getMetadata().getName(), o);
@@ -322,9 +326,7 @@ final class EgressViews {
 
   /** An EgressIP exactly as our last write of it left it: the pass that wrote it has planned it already. */
   private boolean ownEgressIpWrite(GenericKubernetesResource e) {
-    GenericKubernetesResource written = egressIpsWritten.view(e.getMetadata().getName(), null);
-    return written != null
-        && Objects.equals(written.getMetadata().getResourceVersion(), e.getMetadata().getResourceVersion());
+    return egressIpsWritten.isEcho(e.getMetadata().getName(), e);
   }
 
   /** A HostSubnet the API server no longer has (its node was deleted): hidden until the informer agrees. */

@@ -3,10 +3,11 @@ package org.ipamoperators.vip;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Service;
+import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+import org.ipamoperators.controller.common.kube.OwnWrites;
 import org.ipamoperators.vip.api.VipAnnotations;
 
 /**
@@ -16,11 +17,16 @@ import org.ipamoperators.vip.api.VipAnnotations;
  * needs no reconcile: the pass that wrote it had settled the Service, and planning again from its
  * own result finds nothing to do. Skipping it spares a whole reconcile per Service in a catch-up
  * (the copy of the Service, its plan, the unchanged status). Any other change, and the periodic
- * resync, still reconcile; so does a write's echo that this table missed (not skipped, as before).
- * One table per reconciler: its status writer notes the writes, its Services' update filter reads them.
+ * resync, still reconcile; so does a write's echo that this table missed or that comes after
+ * {@link #FORGOTTEN_AFTER} (not skipped, as before). The table is controller-common's {@link OwnWrites}, with
+ * the write known by what its echo shows (the writer does not read the answer, whose version the echo
+ * may beat). One table per reconciler: its status writer notes the writes, its Services' update filter reads them.
  */
 final class OwnStatusWrites {
-  private final Map<String, Written> written = new ConcurrentHashMap<>();
+  /** Long past any informer lag: bounds the table when an echo never comes. */
+  static final Duration FORGOTTEN_AFTER = Duration.ofMinutes(5);
+
+  private final OwnWrites<Service> written = OwnWrites.created(UnaryOperator.identity(), FORGOTTEN_AFTER);
 
   private record Written(List<String> ingress, String status, String reason, String message) {
     boolean shownBy(Service s) {
@@ -44,19 +50,18 @@ final class OwnStatusWrites {
     }
     if (condition == null || !"True".equals(condition.getStatus()) || condition.getReason() == null
         || condition.getMessage() == null) {
-      written.remove(uid);
+      written.forget(uid);
       return null;
     }
     Written w = new Written(List.copyOf(ingress), condition.getStatus(), condition.getReason(), condition.getMessage());
-    written.put(uid, w);
-    return w;
+    return written.expect(uid, w::shownBy);
   }
 
   /** The write noted by {@link #writing} was refused or failed: nothing of it comes back. */
   void failed(Service svc, Object noted) {
     String uid = svc.getMetadata().getUid();
-    if (uid != null && noted != null) {
-      written.remove(uid, noted);
+    if (uid != null) {
+      written.failed(uid, noted);
     }
   }
 
@@ -64,7 +69,7 @@ final class OwnStatusWrites {
   void forget(Service svc) {
     String uid = svc.getMetadata().getUid();
     if (uid != null) {
-      written.remove(uid);
+      written.forget(uid);
     }
   }
 
@@ -74,11 +79,7 @@ final class OwnStatusWrites {
    */
   boolean isEcho(Service now, Service before) {
     String uid = now.getMetadata() == null ? null : now.getMetadata().getUid();
-    Written w = uid == null ? null : written.get(uid);
-    if (w == null || before == null || !sameButStatus(now, before) || !w.shownBy(now)) {
-      return false;
-    }
-    return written.remove(uid, w);
+    return uid != null && before != null && sameButStatus(now, before) && written.isEcho(uid, now);
   }
 
   private static boolean sameButStatus(Service now, Service before) {
