@@ -66,10 +66,12 @@ class ReadmeCommandsIT {
   static final String GET_VIPS = "kubectl get ipgroups,services,namespaces,ipclaims -A -o yaml > vips.yaml";
   static final String PLAN_VIPS = IPAM + " plan vips.yaml # or examples/vip-objects.yaml";
   static final String OPERATOR = IPAM + " operator --controllers egressip --provider-dir ./providers";
+  static final String VERSION = IPAM + " --version";
+  static final String COMPLETION = "source <(" + IPAM + " completion bash)";
 
   /** The README commands the tests below run, as README writes them (whitespace collapsed). */
   static final Set<String> RUN = Set.of(PLAN_EXAMPLE, HELM_INSTALL, MIGRATE, DEMO, GET_EGRESS, PLAN_EGRESS, GET_VIPS,
-      PLAN_VIPS, OPERATOR);
+      PLAN_VIPS, OPERATOR, VERSION, COMPLETION);
 
   private static final String IMAGES = "needs root for the image base (mmdebstrap) and pushes to a container registry,"
       + " which the test environment has none of; scripts/test.sh builds the images as root, ImageIT and"
@@ -87,7 +89,12 @@ class ReadmeCommandsIT {
       IMAGES,
       "done", IMAGES,
       "sudo java -jar distribution/target/ipam.jar demo --node", "needs root and the real-node tier (sudo bash"
-          + " scripts/test-env.sh); DemoOnNodeIT runs ipam demo --node on it");
+          + " scripts/test-env.sh); DemoOnNodeIT runs ipam demo --node on it",
+      IPAM + " operator --controllers egressip,vip,keepalived,eip", "the eip controller calls AWS (its quota and"
+          + " Elastic IPs) and the tests reach no cloud: EipManifestsIT runs eip against moto; the provider-dir line"
+          + " runs the same command with egressip",
+      "source <(" + IPAM + " completion zsh)", "needs zsh, which the test environment lacks; it is the script the"
+          + " bash line sources (CompletionCommandTest checks it)");
 
   /**
    * The only rewriting of a command: a migration step that calls the {@code ipam} launcher runs the jar (README's
@@ -96,6 +103,7 @@ class ReadmeCommandsIT {
   static final Map<String, String> SUBSTITUTIONS = Map.of("ipam ", IPAM + " ");
 
   private static final Pattern FENCE = Pattern.compile("(?ms)^```(sh|bash|shell|console)\\s*\\n(.*?)^```");
+  private static final Pattern INLINE = Pattern.compile("`([^`]+)`");
   private static final Pattern STEP = Pattern.compile("(?m)^ {4}\\d+\\. (.+)$");
 
   @Test
@@ -108,7 +116,10 @@ class ReadmeCommandsIT {
         .containsAll(NOT_RUN.keySet());
   }
 
-  /** Each command line of the shell blocks: continuations joined, whitespace collapsed, {@code &&} lists split. */
+  /**
+   * Each command line of the shell blocks (continuations joined, whitespace collapsed, {@code &&} lists split), then
+   * each inline code span outside them that calls the jar.
+   */
   static List<String> commands(String markdown) {
     List<String> out = new ArrayList<>();
     Matcher block = FENCE.matcher(markdown);
@@ -121,6 +132,13 @@ class ReadmeCommandsIT {
             out.add(part.trim());
           }
         }
+      }
+    }
+    Matcher inline = INLINE.matcher(markdown.replaceAll("(?ms)^```.*?^```", ""));
+    while (inline.find()) {
+      String c = inline.group(1).trim().replaceAll("\\s+", " ");
+      if (c.contains("distribution/target/ipam.jar")) {
+        out.add(c);
       }
     }
     return out;
@@ -233,6 +251,19 @@ class ReadmeCommandsIT {
     } finally {
       server.stop();
     }
+  }
+
+  @Test
+  void theVersionAndTheBashCompletionRunAsWritten(@TempDir Path dir) throws Exception {
+    Shell sh = new Shell(scratch(dir), dir.resolve("no-kubeconfig"));
+    Shell.Result version = sh.run(VERSION);
+    assertThat(version.exit()).as(version.toString()).isZero();
+    assertThat(version.out().trim()).as("README says the jar prints the project's version").isEqualTo("ipam 0.1.0-SNAPSHOT");
+    // Sourced as written; the same shell then shows what it registered.
+    Shell.Result completion = sh.run(COMPLETION + "; complete -p ipam");
+    assertThat(completion.exit()).as(completion.toString()).isZero();
+    assertThat(completion.out()).contains("-F _complete_ipam ipam");
+    assertThat(completion.err()).isEmpty();
   }
 
   @Test
