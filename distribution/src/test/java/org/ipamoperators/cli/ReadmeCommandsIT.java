@@ -7,8 +7,10 @@ import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.InstallCommand;
 import com.marcnuri.helm.Release;
 import com.marcnuri.helm.UpgradeCommand;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -47,7 +49,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code examples/} (so {@code java -jar distribution/target/ipam.jar} is the jar this build made), against a
  * private kube-apiserver through {@code KUBECONFIG}, with the test environment's kubectl first on the PATH. Helm
  * commands run through Helm's own library (helm-java) with the arguments bash gives them. The steps
- * {@code ipam migrate} prints for an old operator's cluster are run the same way, in their order.
+ * {@code ipam migrate} prints for a cluster of egressip-ipam-operator and k8s-eip-operator are run the same way, in
+ * their order.
  */
 class ReadmeCommandsIT {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -205,6 +208,7 @@ class ReadmeCommandsIT {
     KubeApiServer server = KubeApiServer.startPrivate();
     try (KubernetesClient admin = server.newClient()) {
       oldEgressOperator(admin);
+      oldEipOperator(admin);
       Shell sh = new Shell(scratch(dir), OperatorRun.writeKubeconfig(dir, server.kubeconfig()));
       Shell.Result report = sh.run(MIGRATE);
       assertThat(report.exit()).as(report.toString()).isEqualTo(1);
@@ -215,7 +219,8 @@ class ReadmeCommandsIT {
       while (m.find()) {
         steps.add(m.group(1));
       }
-      assertThat(steps).as(report.out()).hasSize(5);
+      // egressip: scale, tar, CRD hand-over, helm, audit; eip (scaled to zero already): the same but the scale.
+      assertThat(steps).as(report.out()).hasSize(9);
       for (String step : steps) {
         if (step.startsWith("helm ")) {
           assertThat(sh.helm(step).getStatus()).as(step).isEqualTo("deployed");
@@ -240,12 +245,18 @@ class ReadmeCommandsIT {
       }
       assertThat(admin.apps().deployments().inNamespace("egressip-ipam-operator")
           .withName("egressip-ipam-operator-controller-manager").get().getSpec().getReplicas()).isZero();
-      assertThat(admin.apps().deployments().inNamespace("ipam-operators").withName("ipam-egressip").get()).isNotNull();
+      assertThat(admin.apps().deployments().inNamespace("ipam-operators").list().getItems())
+          .extracting(d -> d.getMetadata().getName()).containsExactlyInAnyOrder("ipam-egressip", "ipam-eip");
+      // Real kubectl's --force-conflicts took the eip CRD from k8s-eip-operator's server-side-apply manager.
+      assertThat(admin.apiextensions().v1().customResourceDefinitions().withName("eips.materialize.cloud").get()
+          .getMetadata().getManagedFields()).extracting(f -> f.getManager()).contains("kubectl");
       // The chart installed every CRD, so the report now also lists the other kinds; egressip's part is done.
       Shell.Result after = sh.run(MIGRATE);
       String egress = after.out().substring(after.out().indexOf("egressip-ipam-operator ->")).split("\n(?=\\S)")[0];
       assertThat(egress).as(after.toString()).contains("adopted: Namespace pay: egress IPs 192.169.0.5 kept")
           .doesNotContain("BLOCKER", "kubectl scale");
+      String eip = after.out().substring(after.out().indexOf("k8s-eip-operator ->")).split("\n(?=\\S)")[0];
+      assertThat(eip).as(after.toString()).doesNotContain("BLOCKER", "--force-conflicts");
       assertThat(admin.namespaces().withName("pay").get().getMetadata().getAnnotations())
           .containsEntry(EgressAnnotations.EGRESSIPS, "192.169.0.5");
     } finally {
@@ -299,6 +310,35 @@ class ReadmeCommandsIT {
       Files.createSymbolicLink(work.resolve(linked), ROOT.resolve(linked));
     }
     return work;
+  }
+
+  /**
+   * k8s-eip-operator's CRD server-side applied by its field manager (as it does at each start), an Eip still without
+   * an Elastic IP, and its Deployment scaled to zero with the settings the helm step takes over. Data only.
+   */
+  private static void oldEipOperator(KubernetesClient admin) throws IOException {
+    for (String ns : List.of("eip", "shop")) {
+      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    }
+    try (InputStream in = ReadmeCommandsIT.class.getClassLoader().getResourceAsStream("migrate/eip/00-crd.json")) {
+      CustomResourceDefinition crd = admin.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+      admin.apiextensions().v1().customResourceDefinitions().resource(crd).fieldManager(MigrateIT.EIP_MANAGER)
+          .serverSideApply();
+      CrdInstaller.awaitEstablished(admin, crd.getMetadata().getName(), CrdInstaller.ESTABLISH_TIMEOUT);
+    }
+    GenericKubernetesResource eip = new GenericKubernetesResource();
+    eip.setApiVersion("materialize.cloud/v2");
+    eip.setKind("Eip");
+    eip.setMetadata(new ObjectMetaBuilder().withName("web").withNamespace("shop").build());
+    eip.getAdditionalProperties().put("spec", Map.of("selector", Map.of("pod", Map.of("podName", "web-0"))));
+    admin.resource(eip).create();
+    admin.apps().deployments().inNamespace("eip").resource(new DeploymentBuilder().withNewMetadata()
+        .withName("eip-operator").endMetadata().withNewSpec().withReplicas(0).withNewSelector()
+        .addToMatchLabels("app", "eip-operator").endSelector().withNewTemplate().withNewMetadata()
+        .addToLabels("app", "eip-operator").endMetadata().withNewSpec().addNewContainer().withName("manager")
+        .withImage("materialize/k8s-eip-operator").addNewEnv().withName("CLUSTER_NAME").withValue("test").endEnv()
+        .addNewEnv().withName("AWS_REGION").withValue("me-south-1").endEnv().endContainer().endSpec().endTemplate()
+        .endSpec().build()).create();
   }
 
   /** egressip-ipam-operator's CRD as it ships, its sample, a namespace holding an egress IP, its running Deployment. */
