@@ -1,0 +1,488 @@
+package org.ipamoperators.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.InstallCommand;
+import com.marcnuri.helm.Release;
+import com.marcnuri.helm.UpgradeCommand;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.ipamoperators.egressip.api.EgressAnnotations;
+import org.ipamoperators.testsupport.TestBinaries;
+import org.ipamoperators.testsupport.crds.CrdInstaller;
+import org.ipamoperators.testsupport.crds.ThirdPartyCrd;
+import org.ipamoperators.testsupport.kube.KubeApiServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every command of README.md's shell blocks is run here as written, or is in {@link #NOT_RUN} with the reason this
+ * environment cannot run it; a command that is neither fails {@link #everyReadmeCommandIsRunOrListedWithAReason}.
+ * Commands run with bash in a scratch directory that links the checkout's {@code distribution/} and
+ * {@code examples/} (so {@code java -jar distribution/target/ipam.jar} is the jar this build made), against a
+ * private kube-apiserver through {@code KUBECONFIG}, with the test environment's kubectl first on the PATH. Helm
+ * commands run through Helm's own library (helm-java) with the arguments bash gives them. The steps
+ * {@code ipam migrate} prints for a cluster of egressip-ipam-operator and k8s-eip-operator are run the same way, in
+ * their order.
+ */
+class ReadmeCommandsIT {
+  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  private static final String IPAM = "java -jar distribution/target/ipam.jar";
+  private static final String CHART = "distribution/target/helm/ipam-operators-0.1.0-SNAPSHOT.tgz";
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  static final String PLAN_EXAMPLE = IPAM + " plan examples/egress-two-zones.yaml";
+  static final String HELM_INSTALL = "helm install ipam " + CHART + " -n ipam-operators --create-namespace"
+      + " --set image.repository=$REGISTRY/ipam-operators --set controllers.vip.enabled=true";
+  static final String MIGRATE = IPAM + " migrate --chart " + CHART;
+  static final String DEMO = IPAM + " demo";
+  static final String GET_EGRESS = "kubectl get egressipams,namespaces,nodes,ipclaims,ipblocks,hostsubnets -o yaml"
+      + " > cluster.yaml";
+  static final String PLAN_EGRESS = IPAM + " plan cluster.yaml # or examples/egress-objects.yaml";
+  static final String GET_VIPS = "kubectl get ipgroups,services,namespaces,ipclaims -A -o yaml > vips.yaml";
+  static final String PLAN_VIPS = IPAM + " plan vips.yaml # or examples/vip-objects.yaml";
+  static final String OPERATOR = IPAM + " operator --controllers egressip --provider-dir ./providers";
+  static final String VERSION = IPAM + " --version";
+  static final String COMPLETION = "source <(" + IPAM + " completion bash)";
+
+  /** The README commands the tests below run, as README writes them (whitespace collapsed). */
+  static final Set<String> RUN = Set.of(PLAN_EXAMPLE, HELM_INSTALL, MIGRATE, DEMO, GET_EGRESS, PLAN_EGRESS, GET_VIPS,
+      PLAN_VIPS, OPERATOR, VERSION, COMPLETION);
+
+  private static final String IMAGES = "needs root for the image base (mmdebstrap) and pushes to a container registry,"
+      + " which the test environment has none of; scripts/test.sh builds the images as root, ImageIT and"
+      + " ControllerImagesIT run and check them";
+
+  /** README commands this environment cannot run, each with the reason. */
+  static final Map<String, String> NOT_RUN = Map.of(
+      "mvn -q -B package -DskipTests -pl distribution -am", "the build itself: this test runs in the build that made"
+          + " distribution/target/ipam.jar and the chart",
+      "scripts/test.sh", "runs every test, this one among them (.ci/run runs it)",
+      "mvn -q -B package -DskipTests -pl distribution -am -Dipam.image.base=\"$(sudo bash scripts/image-base.sh)\"",
+      IMAGES,
+      "for c in egressip vip keepalived eip; do", IMAGES,
+      "skopeo copy oci-archive:distribution/target/images/$c.tar docker://$REGISTRY/ipam-operators/$c:0.1.0-SNAPSHOT",
+      IMAGES,
+      "done", IMAGES,
+      "sudo java -jar distribution/target/ipam.jar demo --node", "needs root and the real-node tier (sudo bash"
+          + " scripts/test-env.sh); DemoOnNodeIT runs ipam demo --node on it",
+      IPAM + " operator --controllers egressip,vip,keepalived,eip", "the eip controller calls AWS (its quota and"
+          + " Elastic IPs) and the tests reach no cloud: EipManifestsIT runs eip against moto; the provider-dir line"
+          + " runs the same command with egressip",
+      "source <(" + IPAM + " completion zsh)", "needs zsh, which the test environment lacks; it is the script the"
+          + " bash line sources (CompletionCommandTest checks it)");
+
+  /**
+   * The only rewriting of a command: a migration step that calls the {@code ipam} launcher runs the jar (README's
+   * own way of calling it).
+   */
+  static final Map<String, String> SUBSTITUTIONS = Map.of("ipam ", IPAM + " ");
+
+  private static final Pattern FENCE = Pattern.compile("(?ms)^```(sh|bash|shell|console)\\s*\\n(.*?)^```");
+  private static final Pattern INLINE = Pattern.compile("`([^`]+)`");
+  private static final Pattern STEP = Pattern.compile("(?m)^ {4}\\d+\\. (.+)$");
+
+  @Test
+  void everyReadmeCommandIsRunOrListedWithAReason() throws IOException {
+    List<String> commands = commands(Files.readString(ROOT.resolve("README.md"), StandardCharsets.UTF_8));
+    assertThat(commands).isNotEmpty();
+    assertThat(commands).allSatisfy(c -> assertThat(RUN.contains(c) || NOT_RUN.containsKey(c))
+        .as("README command neither run by ReadmeCommandsIT nor listed in its NOT_RUN with a reason: %s", c).isTrue());
+    assertThat(commands).as("every command the tests run or list is still in README").containsAll(RUN)
+        .containsAll(NOT_RUN.keySet());
+  }
+
+  /**
+   * Each command line of the shell blocks (continuations joined, whitespace collapsed, {@code &&} lists split), then
+   * each inline code span outside them that calls the jar.
+   */
+  static List<String> commands(String markdown) {
+    List<String> out = new ArrayList<>();
+    Matcher block = FENCE.matcher(markdown);
+    while (block.find()) {
+      String joined = block.group(2).replaceAll("\\\\\\n\\s*", " ");
+      for (String line : joined.split("\\n")) {
+        String c = line.trim().replaceAll("\\s+", " ");
+        if (!c.isEmpty() && !c.startsWith("#")) {
+          for (String part : c.split(" && ")) {
+            out.add(part.trim());
+          }
+        }
+      }
+    }
+    Matcher inline = INLINE.matcher(markdown.replaceAll("(?ms)^```.*?^```", ""));
+    while (inline.find()) {
+      String c = inline.group(1).trim().replaceAll("\\s+", " ");
+      if (c.contains("distribution/target/ipam.jar")) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void planAHelmInstallAndTheObjectsPlansRunAsWritten(@TempDir Path dir) throws Exception {
+    KubeApiServer server = KubeApiServer.startPrivate();
+    try (KubernetesClient admin = server.newClient()) {
+      Shell sh = new Shell(scratch(dir), OperatorRun.writeKubeconfig(dir, server.kubeconfig()));
+      Shell.Result plan = sh.run(PLAN_EXAMPLE);
+      assertThat(plan.exit()).as(plan.toString()).isZero();
+      assertThat(plan.out()).contains("Allocations", "Placement", "Problems");
+
+      Release release = sh.helm(HELM_INSTALL);
+      assertThat(release.getStatus()).isEqualTo("deployed");
+      List<Deployment> deployments = admin.apps().deployments().inNamespace("ipam-operators").list().getItems();
+      assertThat(deployments).extracting(d -> d.getMetadata().getName())
+          .containsExactlyInAnyOrder("ipam-egressip", "ipam-vip");
+      assertThat(deployments).allSatisfy(d -> assertThat(d.getSpec().getTemplate().getSpec().getContainers().get(0)
+          .getImage()).startsWith(Shell.REGISTRY + "/ipam-operators/"));
+
+      // OpenShift SDN's kinds: hostsubnets is in the README's kubectl get; the controller then watches both.
+      install(admin, ThirdPartyCrd.HOST_SUBNET.definition());
+      install(admin, ThirdPartyCrd.NET_NAMESPACE.definition());
+      apply(admin, ROOT.resolve("examples/egress-objects.yaml"));
+      apply(admin, ROOT.resolve("examples/vip-objects.yaml"));
+      for (String[] pair : new String[][] {{GET_EGRESS, PLAN_EGRESS, "EgressIPAM"}, {GET_VIPS, PLAN_VIPS, "Service"}}) {
+        Shell.Result get = sh.run(pair[0]);
+        assertThat(get.exit()).as(get.toString()).isZero();
+        Shell.Result planned = sh.run(pair[1]);
+        assertThat(planned.exit()).as(planned.toString()).isIn(0, 1);
+        assertThat(planned.out()).as(planned.toString()).contains(pair[2]);
+      }
+
+      runOperatorUntilReady(sh);
+    } finally {
+      server.stop();
+    }
+  }
+
+  /** {@code ipam operator ... --provider-dir ./providers} serves its probes on port 8080 and stops on SIGTERM. */
+  private static void runOperatorUntilReady(Shell sh) throws Exception {
+    Files.createDirectories(sh.dir().resolve("providers"));
+    Process operator = sh.start(OPERATOR, "operator");
+    try {
+      HttpClient http = HttpClient.newHttpClient();
+      sh.await("operator", () -> !operator.isAlive() || http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/readyz")).build(),
+          HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+      assertThat(operator.isAlive()).as(sh.log("operator")).isTrue();
+      String metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:8080/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(ExportedMetrics.served(metrics)).contains("ipam_operator_leader");
+      operator.destroy();
+      assertThat(operator.waitFor(60, TimeUnit.SECONDS)).as(sh.log("operator")).isTrue();
+      assertThat(operator.exitValue()).as(sh.log("operator")).isZero();
+    } finally {
+      operator.destroyForcibly();
+    }
+  }
+
+  @Test
+  void theMigrationReportAndEveryStepItPrintsRunAsWritten(@TempDir Path dir) throws Exception {
+    KubeApiServer server = KubeApiServer.startPrivate();
+    try (KubernetesClient admin = server.newClient()) {
+      oldEgressOperator(admin);
+      oldEipOperator(admin);
+      Shell sh = new Shell(scratch(dir), OperatorRun.writeKubeconfig(dir, server.kubeconfig()));
+      Shell.Result report = sh.run(MIGRATE);
+      assertThat(report.exit()).as(report.toString()).isEqualTo(1);
+      assertThat(report.out()).contains("egressip-ipam-operator -> controllers.egressip",
+          "adopted: Namespace pay: egress IPs 192.169.0.5 kept (EgressIPAM egressipam-baremetal)", "BLOCKER: Deployment");
+      List<String> steps = new ArrayList<>();
+      Matcher m = STEP.matcher(report.out());
+      while (m.find()) {
+        steps.add(m.group(1));
+      }
+      // egressip: scale, tar, CRD hand-over, helm, audit; eip (scaled to zero already): the same but the scale.
+      assertThat(steps).as(report.out()).hasSize(9);
+      for (String step : steps) {
+        if (step.startsWith("helm ")) {
+          assertThat(sh.helm(step).getStatus()).as(step).isEqualTo("deployed");
+        } else if (step.equals("ipam audit")) {
+          // The chart's pods would run the controller; no kubelet here, so the same operator runs from the jar.
+          Files.createDirectories(sh.dir().resolve("providers"));
+          Process operator = sh.start(OPERATOR, "operator");
+          try {
+            // egressip claims in IPBlocks (64 addresses each), the other controllers in IPClaims.
+            sh.await("operator", () -> !admin.genericKubernetesResources("ipam.ipamoperators.org/v1alpha1",
+                "IPBlock").list().getItems().isEmpty() || !operator.isAlive());
+            assertThat(operator.isAlive()).as(sh.log("operator")).isTrue();
+            Shell.Result audit = sh.run(substituted(step));
+            assertThat(audit.exit()).as(audit.toString()).isZero();
+          } finally {
+            operator.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+          }
+        } else {
+          Shell.Result r = sh.run(substituted(step));
+          assertThat(r.exit()).as(r.toString()).isZero();
+        }
+      }
+      assertThat(admin.apps().deployments().inNamespace("egressip-ipam-operator")
+          .withName("egressip-ipam-operator-controller-manager").get().getSpec().getReplicas()).isZero();
+      assertThat(admin.apps().deployments().inNamespace("ipam-operators").list().getItems())
+          .extracting(d -> d.getMetadata().getName()).containsExactlyInAnyOrder("ipam-egressip", "ipam-eip");
+      // Real kubectl's --force-conflicts took the eip CRD from k8s-eip-operator's server-side-apply manager.
+      assertThat(admin.apiextensions().v1().customResourceDefinitions().withName("eips.materialize.cloud").get()
+          .getMetadata().getManagedFields()).extracting(f -> f.getManager()).contains("kubectl");
+      // The chart installed every CRD, so the report now also lists the other kinds; egressip's part is done.
+      Shell.Result after = sh.run(MIGRATE);
+      String egress = after.out().substring(after.out().indexOf("egressip-ipam-operator ->")).split("\n(?=\\S)")[0];
+      assertThat(egress).as(after.toString()).contains("adopted: Namespace pay: egress IPs 192.169.0.5 kept")
+          .doesNotContain("BLOCKER", "kubectl scale");
+      String eip = after.out().substring(after.out().indexOf("k8s-eip-operator ->")).split("\n(?=\\S)")[0];
+      assertThat(eip).as(after.toString()).doesNotContain("BLOCKER", "--force-conflicts");
+      assertThat(admin.namespaces().withName("pay").get().getMetadata().getAnnotations())
+          .containsEntry(EgressAnnotations.EGRESSIPS, "192.169.0.5");
+    } finally {
+      server.stop();
+    }
+  }
+
+  @Test
+  void theVersionAndTheBashCompletionRunAsWritten(@TempDir Path dir) throws Exception {
+    Shell sh = new Shell(scratch(dir), dir.resolve("no-kubeconfig"));
+    Shell.Result version = sh.run(VERSION);
+    assertThat(version.exit()).as(version.toString()).isZero();
+    assertThat(version.out().trim()).as("README says the jar prints the project's version").isEqualTo("ipam 0.1.0-SNAPSHOT");
+    // Sourced as written; the same shell then shows what it registered.
+    Shell.Result completion = sh.run(COMPLETION + "; complete -p ipam");
+    assertThat(completion.exit()).as(completion.toString()).isZero();
+    assertThat(completion.out()).contains("-F _complete_ipam ipam");
+    assertThat(completion.err()).isEmpty();
+  }
+
+  @Test
+  void theDemoRunsUntilInterrupted(@TempDir Path dir) throws Exception {
+    TestBinaries.fromEnvironment().kubernetesBinDir(); // fails with the setup hint when the binaries are missing
+    Shell sh = new Shell(scratch(dir), dir.resolve("no-kubeconfig"));
+    Process demo = sh.start(DEMO, "demo");
+    try {
+      await().atMost(Duration.ofSeconds(120)).until(() -> sh.out("demo").contains("Ctrl-C") || !demo.isAlive());
+      assertThat(demo.isAlive()).as(sh.log("demo")).isTrue();
+      assertThat(sh.out("demo")).containsPattern("namespace team-a +egress IPs 192\\.0\\.2\\.")
+          .containsPattern("Service team-a/shop \\(LoadBalancer\\) got \\[198\\.51\\.100\\.\\d+\\]");
+      new ProcessBuilder("kill", "-INT", Long.toString(demo.pid())).start().waitFor();
+      assertThat(demo.waitFor(60, TimeUnit.SECONDS)).as(sh.log("demo")).isTrue();
+    } finally {
+      demo.destroyForcibly();
+    }
+  }
+
+  private static String substituted(String step) {
+    for (Map.Entry<String, String> s : SUBSTITUTIONS.entrySet()) {
+      if (step.startsWith(s.getKey())) {
+        return s.getValue() + step.substring(s.getKey().length());
+      }
+    }
+    return step;
+  }
+
+  /** A working directory holding the checkout's distribution/ and examples/ as links, and the files commands write. */
+  private static Path scratch(Path dir) throws IOException {
+    Path work = Files.createDirectories(dir.resolve("work"));
+    for (String linked : List.of("distribution", "examples")) {
+      Files.createSymbolicLink(work.resolve(linked), ROOT.resolve(linked));
+    }
+    return work;
+  }
+
+  /**
+   * k8s-eip-operator's CRD server-side applied by its field manager (as it does at each start), an Eip still without
+   * an Elastic IP, and its Deployment scaled to zero with the settings the helm step takes over. Data only.
+   */
+  private static void oldEipOperator(KubernetesClient admin) throws IOException {
+    for (String ns : List.of("eip", "shop")) {
+      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    }
+    try (InputStream in = ReadmeCommandsIT.class.getClassLoader().getResourceAsStream("migrate/eip/00-crd.json")) {
+      CustomResourceDefinition crd = admin.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
+      admin.apiextensions().v1().customResourceDefinitions().resource(crd).fieldManager(MigrateIT.EIP_MANAGER)
+          .serverSideApply();
+      CrdInstaller.awaitEstablished(admin, crd.getMetadata().getName(), CrdInstaller.ESTABLISH_TIMEOUT);
+    }
+    GenericKubernetesResource eip = new GenericKubernetesResource();
+    eip.setApiVersion("materialize.cloud/v2");
+    eip.setKind("Eip");
+    eip.setMetadata(new ObjectMetaBuilder().withName("web").withNamespace("shop").build());
+    eip.getAdditionalProperties().put("spec", Map.of("selector", Map.of("pod", Map.of("podName", "web-0"))));
+    admin.resource(eip).create();
+    admin.apps().deployments().inNamespace("eip").resource(new DeploymentBuilder().withNewMetadata()
+        .withName("eip-operator").endMetadata().withNewSpec().withReplicas(0).withNewSelector()
+        .addToMatchLabels("app", "eip-operator").endSelector().withNewTemplate().withNewMetadata()
+        .addToLabels("app", "eip-operator").endMetadata().withNewSpec().addNewContainer().withName("manager")
+        .withImage("materialize/k8s-eip-operator").addNewEnv().withName("CLUSTER_NAME").withValue("test").endEnv()
+        .addNewEnv().withName("AWS_REGION").withValue("me-south-1").endEnv().endContainer().endSpec().endTemplate()
+        .endSpec().build()).create();
+  }
+
+  /** egressip-ipam-operator's CRD as it ships, its sample, a namespace holding an egress IP, its running Deployment. */
+  private static void oldEgressOperator(KubernetesClient admin) throws IOException {
+    for (String ns : List.of("egressip-ipam-operator")) {
+      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    }
+    for (CustomResourceDefinition crd : CrdInstaller.load("migrate/egressip/00-crd.yaml")) {
+      install(admin, crd);
+    }
+    try (InputStream in = ReadmeCommandsIT.class.getClassLoader()
+        .getResourceAsStream("migrate/egressip/10-egressipam-baremetal.yaml")) {
+      for (HasMetadata o : admin.load(in).items()) {
+        admin.resource(o).create();
+      }
+    }
+    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("pay")
+        .addToAnnotations(EgressAnnotations.EGRESSIPAM, "egressipam-baremetal")
+        .addToAnnotations(EgressAnnotations.EGRESSIPS, "192.169.0.5").endMetadata().build()).create();
+    String name = "egressip-ipam-operator-controller-manager";
+    admin.apps().deployments().inNamespace("egressip-ipam-operator").resource(new DeploymentBuilder().withNewMetadata()
+        .withName(name).endMetadata().withNewSpec().withReplicas(1).withNewSelector().addToMatchLabels("app", name)
+        .endSelector().withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata().withNewSpec()
+        .addNewContainer().withName("manager").withImage("registry.example/redhat-cop/egressip-ipam-operator:v1.2.4")
+        .endContainer().endSpec().endTemplate().endSpec().build()).create();
+  }
+
+  private static void install(KubernetesClient admin, CustomResourceDefinition crd) {
+    admin.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+    CrdInstaller.awaitEstablished(admin, crd.getMetadata().getName(), CrdInstaller.ESTABLISH_TIMEOUT);
+  }
+
+  private static void apply(KubernetesClient admin, Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      for (HasMetadata o : admin.load(in).items()) {
+        admin.resource(o).serverSideApply();
+      }
+    }
+  }
+
+  /** bash in the scratch directory, with KUBECONFIG, REGISTRY, this JVM's java and the test kubectl first on PATH. */
+  record Shell(Path dir, Path kubeconfig) {
+    static final String REGISTRY = "registry.example/team";
+
+    record Result(String command, int exit, String out, String err) {
+      @Override
+      public String toString() {
+        return command + " exited " + exit + "\n--- stdout\n" + out + "\n--- stderr\n" + err;
+      }
+    }
+
+    Result run(String command) throws Exception {
+      String name = "cmd-" + System.nanoTime();
+      Process p = start(command, name);
+      if (!p.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError("still running after " + WAIT + ": " + command + "\n" + log(name));
+      }
+      return new Result(command, p.exitValue(), out(name), read(name + ".err"));
+    }
+
+    Process start(String command, String name) throws IOException {
+      ProcessBuilder pb = new ProcessBuilder("bash", "-c", command).directory(dir.toFile())
+          .redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile());
+      String java = Path.of(ProcessHandle.current().info().command().orElseThrow()).getParent().toString();
+      Map<String, String> env = pb.environment();
+      env.put("PATH", java + ":" + TestBinaries.fromEnvironment().kubernetesBinDir() + ":" + env.get("PATH"));
+      env.put("KUBECONFIG", kubeconfig.toString());
+      env.put("REGISTRY", REGISTRY);
+      return pb.start();
+    }
+
+    /** The words bash makes of a helm command (variables expanded, quotes removed), run through helm-java. */
+    Release helm(String command) throws Exception {
+      Result words = run("set -- " + command.substring(command.indexOf(' ') + 1) + "; printf '%s\\0' \"$@\"");
+      assertThat(words.exit()).as(words.toString()).isZero();
+      return helmJava(List.of(words.out().split("\0")), dir, kubeconfig);
+    }
+
+    /** Waits for the condition, failing with what the process {@code name} printed. */
+    void await(String name, java.util.concurrent.Callable<Boolean> condition) throws IOException {
+      try {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(condition);
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        throw new AssertionError(e.getMessage() + "\n" + log(name), e);
+      }
+    }
+
+    String out(String name) throws IOException {
+      return read(name + ".out");
+    }
+
+    String log(String name) throws IOException {
+      return "--- stdout\n" + read(name + ".out") + "\n--- stderr\n" + read(name + ".err");
+    }
+
+    private String read(String file) throws IOException {
+      Path f = dir.resolve(file);
+      return Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "";
+    }
+  }
+
+  /**
+   * {@code helm install|upgrade [--install] NAME CHART} with the flags README and the migration steps use, through
+   * helm-java; a flag it does not know fails the test rather than being dropped.
+   */
+  static Release helmJava(List<String> words, Path dir, Path kubeconfig) {
+    List<String> positional = new ArrayList<>();
+    Map<String, String> set = new LinkedHashMap<>();
+    Set<String> flags = new TreeSet<>();
+    String namespace = null;
+    for (int i = 1; i < words.size(); i++) {
+      String w = words.get(i);
+      switch (w) {
+        case "-n", "--namespace" -> namespace = words.get(++i);
+        case "--set" -> {
+          String[] kv = words.get(++i).split("=", 2);
+          set.put(kv[0], kv[1]);
+        }
+        case "--install", "--create-namespace", "--reuse-values" -> flags.add(w);
+        default -> {
+          assertThat(w).as("a helm flag ReadmeCommandsIT does not pass to helm-java: %s", words).doesNotStartWith("-");
+          positional.add(w);
+        }
+      }
+    }
+    assertThat(positional).as("helm %s NAME CHART: %s", words.get(0), words).hasSize(2);
+    Helm chart = new Helm(dir.resolve(positional.get(1)));
+    if (words.get(0).equals("install")) {
+      InstallCommand c = chart.install().withName(positional.get(0)).withNamespace(namespace).withKubeConfig(kubeconfig);
+      c = flags.contains("--create-namespace") ? c.createNamespace() : c;
+      for (Map.Entry<String, String> e : set.entrySet()) {
+        c = c.set(e.getKey(), e.getValue());
+      }
+      return c.call();
+    }
+    assertThat(words.get(0)).as("helm %s", words).isEqualTo("upgrade");
+    UpgradeCommand c = chart.upgrade().withName(positional.get(0)).withNamespace(namespace).withKubeConfig(kubeconfig);
+    c = flags.contains("--install") ? c.install() : c;
+    c = flags.contains("--create-namespace") ? c.createNamespace() : c;
+    c = flags.contains("--reuse-values") ? c.reuseValues() : c;
+    for (Map.Entry<String, String> e : set.entrySet()) {
+      c = c.set(e.getKey(), e.getValue());
+    }
+    return c.call();
+  }
+}
