@@ -1,6 +1,7 @@
 package org.ipamoperators.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -192,9 +193,26 @@ class MigrateIT {
     assertThat(clean.path("blocked").asBoolean()).isFalse();
     for (String[] taken : List.of(new String[] {"k8s-eip-operator", "eips.materialize.cloud-v1.yml"},
         new String[] {"egressip-ipam-operator", "egressipams.redhatcop.redhat.io-v1.yml"})) {
-      assertThat(texts(section(clean, taken[0]), "steps")).as("ours now: no force needed")
-          .contains("kubectl apply --server-side -f ipam-operators/crds/" + taken[1]);
+      assertThat(texts(section(clean, taken[0]), "steps")).as("ours now: nothing to hand over")
+          .noneMatch(step -> step.contains(taken[1]))
+          .contains("ipam audit");
     }
+
+    // Switched: our CRD for every kind we serve, the old-only IP kind and the old Deployments gone. Our CRDs keep
+    // the old groups and kinds, yet nothing of the old operators is reported.
+    for (String file : List.of("keepalivedgroups.redhatcop.redhat.io-v1.yml", "ipgroups.paas.org-v1.yml")) {
+      kubectlApply(file, true);
+    }
+    admin.apiextensions().v1().customResourceDefinitions().withName("ips.paas.org").delete();
+    admin.apps().deployments().inNamespace("egressip-ipam-operator").delete();
+    admin.apps().deployments().inNamespace("eip").delete();
+    await().atMost(java.time.Duration.ofSeconds(30)).untilAsserted(() -> {
+      IpamRun done = IpamRun.of("migrate", "--kubeconfig", kubeconfig.toString(), "-o", "json");
+      assertThat(done.exit()).as(done.out()).isZero();
+      for (JsonNode section : JSON.readTree(done.out()).path("operators")) {
+        assertThat(section.path("installed").asBoolean()).as(section.toString()).isFalse();
+      }
+    });
   }
 
   private void kubectlApply(String file, boolean force) throws IOException {

@@ -250,8 +250,12 @@ class ReadmeCommandsIT {
       // Real kubectl's --force-conflicts took the eip CRD from k8s-eip-operator's server-side-apply manager.
       assertThat(admin.apiextensions().v1().customResourceDefinitions().withName("eips.materialize.cloud").get()
           .getMetadata().getManagedFields()).extracting(f -> f.getManager()).contains("kubectl");
-      // The chart installed every CRD, so the report now also lists the other kinds; egressip's part is done.
+      // The chart installed every CRD: ours keep the old groups and kinds, yet they are not taken for the old
+      // operators'; egressip's and eip's parts are done and nothing blocks.
       Shell.Result after = sh.run(MIGRATE);
+      assertThat(after.exit()).as(after.toString()).isZero();
+      assertThat(after.out()).as(after.toString()).contains("keepalived-operator: not installed",
+          "vip-allocator-operator: not installed");
       String egress = after.out().substring(after.out().indexOf("egressip-ipam-operator ->")).split("\n(?=\\S)")[0];
       assertThat(egress).as(after.toString()).contains("adopted: Namespace pay: egress IPs 192.169.0.5 kept")
           .doesNotContain("BLOCKER", "kubectl scale");

@@ -67,7 +67,9 @@ public final class ClusterReader {
       if (crd == null) {
         continue;
       }
-      crds.add(crd(crd));
+      if (!isOurs(crd, k)) {
+        crds.add(crd(crd)); // ours already (the chart's or --install-crds'): nothing to hand over
+      }
       List<GenericKubernetesResource> items = objects(k, crd);
       counts.put(k.kind(), items.size());
       for (GenericKubernetesResource r : items) {
@@ -184,16 +186,47 @@ public final class ClusterReader {
   }
 
   static OurCrd ours(OldOperator.Kind k) {
+    CustomResourceDefinition crd = ourCrd(k);
+    return new OurCrd(k.crd(), k.ourCrdFile(), crd.getSpec().getVersions().stream()
+        .filter(v -> Boolean.TRUE.equals(v.getServed())).map(CustomResourceDefinitionVersion::getName).toList());
+  }
+
+  private static CustomResourceDefinition ourCrd(OldOperator.Kind k) {
     try (InputStream in = ClusterReader.class.getClassLoader().getResourceAsStream("META-INF/fabric8/" + k.ourCrdFile())) {
       if (in == null) {
         throw new IllegalStateException("META-INF/fabric8/" + k.ourCrdFile() + " is not on the classpath");
       }
-      CustomResourceDefinition crd = Serialization.unmarshal(in, CustomResourceDefinition.class);
-      return new OurCrd(k.crd(), k.ourCrdFile(), crd.getSpec().getVersions().stream()
-          .filter(v -> Boolean.TRUE.equals(v.getServed())).map(CustomResourceDefinitionVersion::getName).toList());
+      return Serialization.unmarshal(in, CustomResourceDefinition.class);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Whether the cluster's CRD is the one we ship for this kind: the same group, kind and versions, each with the
+   * same schema. Ours keep the old group and kind, so only the versions and schemas tell a cluster that already
+   * switched from one that still runs the old operator's CRD.
+   */
+  static boolean isOurs(CustomResourceDefinition live, OldOperator.Kind k) {
+    if (k.ourCrdFile() == null) {
+      return false;
+    }
+    return versions(live).equals(versions(ourCrd(k)));
+  }
+
+  /** Each version's name, whether served and stored, and its schema, as comparable JSON. */
+  private static Map<String, List<Object>> versions(CustomResourceDefinition crd) {
+    Map<String, List<Object>> out = new java.util.TreeMap<>();
+    for (CustomResourceDefinitionVersion v : crd.getSpec().getVersions()) {
+      try {
+        // JSON trees compare objects whatever the order of their keys (the apiserver sorts them)
+        out.put(v.getName(), List.of(String.valueOf(v.getServed()), String.valueOf(v.getStorage()),
+            LENIENT.readTree(Serialization.asJson(v.getSchema()))));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return out;
   }
 
   private static List<String> images(io.fabric8.kubernetes.api.model.apps.Deployment d) {
