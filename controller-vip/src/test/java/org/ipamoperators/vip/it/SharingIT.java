@@ -63,6 +63,20 @@ class SharingIT {
     return java.util.Arrays.stream(v.split("\"service\":\"")).skip(1).map(x -> x.substring(0, x.indexOf('"'))).sorted().toList();
   }
 
+  /** Services a and b (ports 80 and 443) sharing under key k in pool p1: their address, once both show it. */
+  private String sharedByAAndB() {
+    cluster.group("p1", "192.0.2.0/28", List.of());
+    cluster.create(cluster.lb("a").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata());
+    cluster.create(cluster.lb("b").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata()
+        .editSpec().editFirstPort().withPort(443).endPort().endSpec());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.ingress("a")).hasSize(1);
+      assertThat(cluster.ingress("b")).isEqualTo(cluster.ingress("a"));
+      assertThat(members(cluster.ingress("a").get(0))).containsExactly(ns + "/a", ns + "/b");
+    });
+    return cluster.ingress("a").get(0);
+  }
+
   private void awaitWarning(String service, String reason, String text) {
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events(service)).anySatisfy(e -> {
       assertThat(e.getType()).isEqualTo("Warning");
@@ -217,16 +231,7 @@ class SharingIT {
    */
   @Test
   void aDeletedMemberLeavesTheSharedAddressOnceItsClaimCanBeWrittenAgain() throws Exception {
-    cluster.group("p1", "192.0.2.0/28", List.of());
-    cluster.create(cluster.lb("a").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata());
-    cluster.create(cluster.lb("b").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata()
-        .editSpec().editFirstPort().withPort(443).endPort().endSpec());
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.ingress("a")).hasSize(1);
-      assertThat(cluster.ingress("b")).isEqualTo(cluster.ingress("a"));
-      assertThat(members(cluster.ingress("a").get(0))).containsExactly(ns + "/a", ns + "/b");
-    });
-    String ip = cluster.ingress("a").get(0);
+    String ip = sharedByAAndB();
     String probe = "refusal-probe";
     client.resource(IPClaim.of(probe, new IPClaimSpec("203.0.113.250", "probe", new ClaimOwner("test", "Probe", null,
         probe, null)), Map.of())).create();
@@ -253,15 +258,7 @@ class SharingIT {
 
   @Test
   void aRestartKeepsTheSharedAddressAndItsMembers() {
-    cluster.group("p1", "192.0.2.0/28", List.of());
-    cluster.create(cluster.lb("a").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata());
-    cluster.create(cluster.lb("b").editMetadata().withAnnotations(Map.of(VipAnnotations.SHARING_KEY, "k")).endMetadata()
-        .editSpec().editFirstPort().withPort(443).endPort().endSpec());
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.ingress("a")).hasSize(1);
-      assertThat(cluster.ingress("b")).isEqualTo(cluster.ingress("a"));
-    });
-    String ip = cluster.ingress("a").get(0);
+    String ip = sharedByAAndB();
     operator.stop();
     client.services().withName("b").editStatus(x -> {
       x.getStatus().getLoadBalancer().setIngress(null); // as by a backup restore
