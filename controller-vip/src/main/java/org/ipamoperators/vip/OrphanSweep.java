@@ -8,7 +8,6 @@ import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.controller.ResourceAction;
 import io.javaoperatorsdk.operator.processing.event.source.controller.ResourceEvent;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
@@ -28,9 +27,8 @@ import org.slf4j.LoggerFactory;
  * Releases the claims of Services that no longer exist, which the delete events did not release:
  * Services deleted while no operator ran (or while this one was not the leader), a delete event
  * lost with a crash. Runs on the leader only (started when the replica takes the lead, or by the first
- * reconcile, which only the leader gets: none comes when every Service is gone), once at start and then every {@link #interval()} ({@code IPAM_VIP_SWEEP_INTERVAL} or
- * {@code ipam.vip.sweepInterval}: an ISO-8601 duration such as {@code PT5M}, or seconds; 5
- * minutes by default).
+ * reconcile, which only the leader gets: none comes when every Service is gone), once at start and then every
+ * {@link VipSettings#sweepInterval()} (5 minutes by default).
  *
  * <p>An owner missing from the informer's cache is not taken to be gone: the cache of a fresh
  * leader may not show a Service another replica served a moment ago. Before its claim goes, a GET
@@ -40,7 +38,6 @@ import org.slf4j.LoggerFactory;
  */
 final class OrphanSweep extends AbstractEventSource<Void, Service> {
   private static final Logger LOG = LoggerFactory.getLogger(OrphanSweep.class);
-  static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(5);
 
   /** Releases a Service's own claim on an address, conditionally on its uid; true when deleted. */
   interface Releaser {
@@ -55,13 +52,14 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
   private final Runnable awaitIndex;
   private final AtomicBoolean started = new AtomicBoolean();
   private final Duration every;
+  private final VipSettings settings;
   private volatile IndexerResourceCache<Service> services;
   private ScheduledExecutorService timer;
   private final org.ipamoperators.controller.common.kube.RetryBackoff releaseRetries =
       new org.ipamoperators.controller.common.kube.RetryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
 
   OrphanSweep(KubernetesClient client, ClaimIndex index, Set<String> namespaces, Releaser releaser,
-      BiPredicate<Ip, ShareMember> leaver, Runnable awaitIndex) {
+      BiPredicate<Ip, ShareMember> leaver, Runnable awaitIndex, VipSettings settings) {
     super(Void.class, "vip-orphan-sweep");
     this.client = client;
     this.index = index;
@@ -69,34 +67,12 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     this.releaser = releaser;
     this.leaver = leaver;
     this.awaitIndex = awaitIndex;
-    this.every = interval(); // a bad setting stops the start, with its name, rather than the first sweep
+    this.settings = settings;
+    this.every = settings.sweepInterval();
   }
 
   void servicesCache(IndexerResourceCache<Service> cache) {
     this.services = cache;
-  }
-
-  /** The sweep interval from the environment (or system property); the default when unset. */
-  static Duration interval() {
-    String v = System.getProperty("ipam.vip.sweepInterval", System.getenv("IPAM_VIP_SWEEP_INTERVAL"));
-    return parseInterval(v);
-  }
-
-  static Duration parseInterval(String v) {
-    if (v == null || v.isBlank()) {
-      return DEFAULT_INTERVAL;
-    }
-    Duration d;
-    try {
-      d = v.trim().matches("\\d+") ? Duration.ofSeconds(Long.parseLong(v.trim())) : Duration.parse(v.trim());
-    } catch (DateTimeParseException | NumberFormatException e) {
-      throw new IllegalArgumentException("IPAM_VIP_SWEEP_INTERVAL: '" + v
-          + "' is neither an ISO-8601 duration (PT5M) nor a number of seconds", e);
-    }
-    if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException("IPAM_VIP_SWEEP_INTERVAL: must be positive, was '" + v + "'");
-    }
-    return d;
   }
 
   /** Starts sweeping (now, then every interval), once; called on the leader only. */
@@ -193,7 +169,7 @@ final class OrphanSweep extends AbstractEventSource<Void, Service> {
     IndexerResourceCache<Service> cache = services;
     Optional<Service> cached = cache == null ? Optional.empty() : cache.get(id);
     if (cached.isPresent() && (uid == null || uid.equals(cached.get().getMetadata().getUid()))) {
-      if (!VipServices.handles(cached.get())) {
+      if (!settings.handles(cached.get())) {
         LOG.info("orphan sweep: Service {}/{} holds a claim but is no longer ours to serve: reconciling it",
             namespace, name);
         // Its reconcile unpublishes, then releases. A resource event: java-operator-sdk drops a plain

@@ -76,6 +76,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   private final KubernetesClient client;
   private final EventRecorder events;
   private final VipMetrics metrics;
+  private final VipSettings settings;
   /** This reconciler's status writes that leave a Service served: their echoes need no reconcile. */
   private final OwnStatusWrites ownWrites = new OwnStatusWrites();
   private final ServiceStatusWriter status;
@@ -95,17 +96,16 @@ public class ServiceVipReconciler implements Reconciler<Service> {
   private InformerEventSource<IPClaim, Service> claims;
   private final OrphanSweep sweep;
 
+  /** With the settings of the environment ({@link VipSettings#fromEnvironment}). */
   public ServiceVipReconciler(KubernetesClient client) {
-    this(client, new VipMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
-  }
-
-  ServiceVipReconciler(KubernetesClient client, VipMetrics metrics) {
-    this(client, metrics, Set.of());
+    this(client, new VipMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()), Set.of(),
+        VipSettings.fromEnvironment());
   }
 
   /** Serving the Services of {@code namespaces} (all when empty): the sweep looks at their claims only. */
-  ServiceVipReconciler(KubernetesClient client, VipMetrics metrics, Set<String> namespaces) {
+  ServiceVipReconciler(KubernetesClient client, VipMetrics metrics, Set<String> namespaces, VipSettings settings) {
     this.client = client;
+    this.settings = settings;
     ClusterLedger ledger = new ClusterLedger(client);
     SharedClaims shared = new SharedClaims(client, index);
     this.events = new EventRecorder(client, "vip-controller");
@@ -114,15 +114,16 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     this.release = new ServiceRelease(client, ledger, index, shared, status);
     this.taker = new ClaimTaker(ledger, index, shared, release, metrics);
     this.sweep = new OrphanSweep(client, index, namespaces, release::release,
-        (ip, m) -> shared.leave(ip, m.service(), m.uid()), this::awaitIndex);
+        (ip, m) -> shared.leave(ip, m.service(), m.uid()), this::awaitIndex, settings);
   }
 
   /**
-   * What registering this reconciler must set beside its annotation: the update filter that knows
-   * this reconciler's own status writes (see {@link VipControllers#register}).
+   * What registering this reconciler must set beside its annotation: the filters that know its settings and
+   * its own status writes (see {@link VipControllers#register}).
    */
   void configure(ControllerConfigurationOverrider<Service> o) {
-    o.withOnUpdateFilter(new VipServiceFilter.OnUpdate(ownWrites));
+    o.withOnAddFilter(new VipServiceFilter(settings));
+    o.withOnUpdateFilter(new VipServiceFilter.OnUpdate(ownWrites, settings));
   }
 
   /**
@@ -213,8 +214,8 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     return ids;
   }
 
-  private static Set<ResourceID> pending(EventSourceContext<Service> context) {
-    return context.getPrimaryCache().list(s -> VipServices.handles(s) && VipServices.ingress(s).isEmpty()
+  private Set<ResourceID> pending(EventSourceContext<Service> context) {
+    return context.getPrimaryCache().list(s -> settings.handles(s) && VipServices.ingress(s).isEmpty()
         && s.getMetadata().getDeletionTimestamp() == null).map(ResourceID::fromResource).collect(Collectors.toSet());
   }
 
@@ -276,7 +277,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
       release.dropOldFinalizers(svc);
       return notPending(svc);
     }
-    if (!VipServices.handles(svc)) {
+    if (!settings.handles(svc)) {
       awaitIndex();
       Set<String> released = release.letGo(svc, owner);
       if (!released.isEmpty()) {

@@ -60,11 +60,6 @@ public final class VipFacts {
         s.getMetadata().getName(), s.getMetadata().getUid());
   }
 
-  /** Whether controller-vip serves the Service (a LoadBalancer of its class). */
-  public static boolean serves(Service s) {
-    return VipServices.handles(s);
-  }
-
   /**
    * The IPGroups that serve: those with a spec that are not being deleted; one whose addresses overlap
    * an older group's is marked refused ({@link GroupOverlaps}).

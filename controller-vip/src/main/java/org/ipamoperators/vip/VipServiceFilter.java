@@ -13,26 +13,39 @@ import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter
  * not reconciled again ({@link OwnStatusWrites}).
  */
 public class VipServiceFilter implements OnAddFilter<Service> {
+  private final VipSettings settings;
+
+  /** As the annotation names it, for a reconciler registered without {@link ServiceVipReconciler#configure}. */
+  public VipServiceFilter() {
+    this(VipSettings.fromEnvironment());
+  }
+
+  VipServiceFilter(VipSettings settings) {
+    this.settings = settings;
+  }
+
   @Override
   public boolean accept(Service s) {
-    return VipServices.handles(s) || VipServices.hasFinalizer(s);
+    return settings.handles(s) || VipServices.hasFinalizer(s);
   }
 
   /** Updates: served now or before the change, or carrying an old finalizer. */
   public static class OnUpdate implements OnUpdateFilter<Service> {
     private final OwnStatusWrites ownWrites;
+    private final VipSettings settings;
 
     /**
      * As the annotation names it, for a reconciler registered without {@link ServiceVipReconciler#configure}:
      * no write is known to it, so every echo is reconciled.
      */
     public OnUpdate() {
-      this(new OwnStatusWrites());
+      this(new OwnStatusWrites(), VipSettings.fromEnvironment());
     }
 
     /** Skipping the echoes of the writes noted in {@code ownWrites}. */
-    OnUpdate(OwnStatusWrites ownWrites) {
+    OnUpdate(OwnStatusWrites ownWrites, VipSettings settings) {
       this.ownWrites = ownWrites;
+      this.settings = settings;
     }
 
     @Override
@@ -40,7 +53,7 @@ public class VipServiceFilter implements OnAddFilter<Service> {
       if (ownWrites.isEcho(now, before)) {
         return false; // only our own write that left it served, coming back
       }
-      return VipServices.handles(now) || VipServices.hasFinalizer(now) || VipServices.handles(before);
+      return settings.handles(now) || VipServices.hasFinalizer(now) || settings.handles(before);
     }
   }
 }

@@ -18,22 +18,15 @@ public final class VipServices {
   private VipServices() {}
 
   /**
-   * Whether Services without spec.loadBalancerClass are served (the default, as the old operator
-   * did). Set {@code ipam.vip.handleUnclassed=false} (or IPAM_VIP_HANDLE_UNCLASSED=false) when
-   * another load balancer implementation serves them.
+   * A LoadBalancer Service of our class, or of none when {@code handleUnclassed} (see {@link VipSettings}): unclassed
+   * Services are left to another load balancer implementation when it is off.
    */
-  static boolean handleUnclassed() {
-    String v = System.getProperty("ipam.vip.handleUnclassed", System.getenv("IPAM_VIP_HANDLE_UNCLASSED"));
-    return v == null || !v.trim().equalsIgnoreCase("false");
-  }
-
-  /** A LoadBalancer Service of our class (or of none, when unclassed Services are served). */
-  public static boolean handles(Service s) {
+  public static boolean handles(Service s, boolean handleUnclassed) {
     if (s.getSpec() == null || !"LoadBalancer".equals(s.getSpec().getType())) {
       return false;
     }
     String cls = s.getSpec().getLoadBalancerClass();
-    return cls == null ? handleUnclassed() : VipAnnotations.LOAD_BALANCER_CLASS.equals(cls);
+    return cls == null ? handleUnclassed : VipAnnotations.LOAD_BALANCER_CLASS.equals(cls);
   }
 
   public static boolean hasFinalizer(Service s) {

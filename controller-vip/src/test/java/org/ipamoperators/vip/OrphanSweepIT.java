@@ -46,7 +46,7 @@ class OrphanSweepIT {
       released.add(ip.toString());
       client.resources(IPClaim.class).withName(ClaimNames.of(ip)).delete();
       return true;
-    }, (ip, member) -> false, () -> {});
+    }, (ip, member) -> false, () -> {}, VipSettings.defaults());
     sweep.servicesCache(emptyCache());
     try {
       assertThat(sweep.sweep()).isEqualTo(2);
@@ -57,17 +57,6 @@ class OrphanSweepIT {
       client.resources(IPClaim.class).delete();
       client.services().withName("present").delete();
     }
-  }
-
-  @Test
-  void theIntervalIsAnIsoDurationOrSeconds() {
-    assertThat(OrphanSweep.parseInterval(null)).isEqualTo(OrphanSweep.DEFAULT_INTERVAL);
-    assertThat(OrphanSweep.parseInterval("PT30S")).hasSeconds(30);
-    assertThat(OrphanSweep.parseInterval("90")).hasSeconds(90);
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> OrphanSweep.parseInterval("5m"))
-        .hasMessageContaining("IPAM_VIP_SWEEP_INTERVAL");
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> OrphanSweep.parseInterval("0"))
-        .hasMessageContaining("positive");
   }
 
   private static IPClaim claim(KubernetesClient client, String ip, ClaimOwner owner) {

@@ -36,8 +36,6 @@ class ProviderDirIT {
   void cleanUp(KubernetesClient client) {
     client.nodes().withName(node).delete();
     client.genericKubernetesResources("redhatcop.redhat.io/v1alpha1", "EgressIPAM").withName("fictional").delete();
-    // --platform is handed to the controller as a system property of this JVM.
-    System.clearProperty("ipam.platform");
   }
 
   @Test

@@ -18,6 +18,7 @@ import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.vip.ServiceVipReconciler;
 import org.ipamoperators.vip.VipServices;
+import org.ipamoperators.vip.VipSettings;
 import org.ipamoperators.vip.api.IPGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,7 @@ import org.slf4j.LoggerFactory;
 public final class VirtualIPMigration implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(VirtualIPMigration.class);
   private final KubernetesClient client;
+  private final VipSettings settings;
   private final ClusterLedger ledger;
   private final EventRecorder events;
   private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -47,8 +49,14 @@ public final class VirtualIPMigration implements AutoCloseable {
   });
   private SharedIndexInformer<GenericKubernetesResource> informer;
 
+  /** With the settings of the environment ({@link VipSettings#fromEnvironment}). */
   public VirtualIPMigration(KubernetesClient client) {
+    this(client, VipSettings.fromEnvironment());
+  }
+
+  public VirtualIPMigration(KubernetesClient client, VipSettings settings) {
     this.client = client;
+    this.settings = settings;
     this.ledger = new ClusterLedger(client);
     this.events = new EventRecorder(client, "vip-controller");
   }
@@ -293,7 +301,7 @@ public final class VirtualIPMigration implements AutoCloseable {
     String service = Optional.ofNullable(LegacyFields.status(v, "service")).orElse(LegacyFields.spec(v, "service"));
     if (ip != null && service != null) {
       Service svc = client.services().inNamespace(ns).withName(service).get();
-      if (svc == null || !VipServices.handles(svc)) {
+      if (svc == null || !settings.handles(svc)) {
         try {
           ledger.release(Ip.parse(ip), new org.ipamoperators.controller.common.ledger.ClaimOwner(
               ServiceVipReconciler.CONTROLLER, "Service", ns, service, null));

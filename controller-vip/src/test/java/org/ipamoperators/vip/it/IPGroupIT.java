@@ -15,6 +15,7 @@ import org.ipamoperators.controller.common.ledger.ClusterLedger;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
+import org.ipamoperators.vip.VipSettings;
 import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.IPGroupSpec;
 import org.ipamoperators.vip.api.VipAnnotations;
@@ -176,18 +177,15 @@ class IPGroupIT {
   }
 
   @Test
-  void unclassedServicesCanBeLeftToAnotherLoadBalancer() {
-    System.setProperty("ipam.vip.handleUnclassed", "false");
-    try {
-      cluster.group("p1", "192.0.2.0/28", List.of());
-      cluster.create(cluster.lb("unclassed"));
-      cluster.create(cluster.lb("ours").editSpec().withLoadBalancerClass(VipAnnotations.LOAD_BALANCER_CLASS).endSpec());
-      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.ingress("ours")).containsExactly("192.0.2.1"));
-      assertThat(cluster.ingress("unclassed")).isEmpty();
-      assertThat(cluster.service("unclassed").getMetadata().getFinalizers()).isNullOrEmpty();
-      assertThat(cluster.claims()).hasSize(1);
-    } finally {
-      System.clearProperty("ipam.vip.handleUnclassed");
-    }
+  void unclassedServicesCanBeLeftToAnotherLoadBalancer(KubeApiServer server) {
+    operator.stop();
+    operator = VipCluster.startOperator(server, new VipSettings(false, VipSettings.DEFAULT_SWEEP_INTERVAL));
+    cluster.group("p1", "192.0.2.0/28", List.of());
+    cluster.create(cluster.lb("unclassed"));
+    cluster.create(cluster.lb("ours").editSpec().withLoadBalancerClass(VipAnnotations.LOAD_BALANCER_CLASS).endSpec());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.ingress("ours")).containsExactly("192.0.2.1"));
+    assertThat(cluster.ingress("unclassed")).isEmpty();
+    assertThat(cluster.service("unclassed").getMetadata().getFinalizers()).isNullOrEmpty();
+    assertThat(cluster.claims()).hasSize(1);
   }
 }

@@ -15,6 +15,7 @@ import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.vip.VipControllers;
+import org.ipamoperators.vip.VipSettings;
 import org.ipamoperators.vip.api.IPGroup;
 import org.ipamoperators.vip.api.IPGroupSpec;
 
@@ -38,6 +39,14 @@ final class VipCluster implements AutoCloseable {
     KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
     VipControllers.register(op, c, registry);
+    op.start();
+    return op;
+  }
+
+  static Operator startOperator(KubeApiServer server, VipSettings settings) {
+    KubernetesClient c = server.newClient();
+    Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
+    VipControllers.register(op, c, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), settings);
     op.start();
     return op;
   }

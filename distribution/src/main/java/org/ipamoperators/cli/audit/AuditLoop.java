@@ -53,16 +53,25 @@ public final class AuditLoop implements AutoCloseable {
   private final org.ipamoperators.egressip.cloud.CloudSettings cloud;
   private final String platform;
   private volatile org.ipamoperators.eip.EipSettings eip;
+  private volatile boolean vipUnclassed = org.ipamoperators.vip.VipSettings.handleUnclassed(
+      System.getenv(org.ipamoperators.vip.VipSettings.HANDLE_UNCLASSED));
 
   /**
    * With egressip among the controllers, the cloud's interfaces are read too, configured as the egress
-   * controller is (its environment variables and system properties); on a platform without a cloud API
-   * that read is nothing.
+   * controller is by default (its environment variables); on a platform without a cloud API that read is nothing.
    */
   public AuditLoop(KubernetesClient client, MeterRegistry registry, java.util.Set<String> controllers,
       Duration interval, Duration leakGrace, BooleanSupplier active, Clock clock) {
     this(client, registry, controllers, interval, leakGrace, active, clock, controllers.contains("egressip")
         ? org.ipamoperators.egressip.cloud.CloudSettings.fromEnvironment() : null, CloudFacts.platformOverride());
+  }
+
+  /** With egressip among the controllers, the cloud's interfaces are read too, as the egress controller reads them. */
+  public AuditLoop(KubernetesClient client, MeterRegistry registry, java.util.Set<String> controllers,
+      Duration interval, Duration leakGrace, BooleanSupplier active, Clock clock,
+      org.ipamoperators.egressip.EgressSettings egress) {
+    this(client, registry, controllers, interval, leakGrace, active, clock,
+        controllers.contains("egressip") ? egress.cloud() : null, egress.platform());
   }
 
   /**
@@ -105,6 +114,17 @@ public final class AuditLoop implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Whether the vip controller serves LoadBalancer Services without a class, as its settings say: their
+   * addresses are audited only then.
+   *
+   * @return this loop
+   */
+  public AuditLoop vip(org.ipamoperators.vip.VipSettings settings) {
+    this.vipUnclassed = settings.handleUnclassed();
+    return this;
+  }
+
   public void start() {
     executor.scheduleWithFixedDelay(this::runSafely, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
@@ -123,7 +143,7 @@ public final class AuditLoop implements AutoCloseable {
 
   /** One audit: metrics, Events, safe repairs. Returns the report for tests. */
   public AuditReport runOnce() {
-    ClusterFacts facts = ClusterFacts.read(client, controllers);
+    ClusterFacts facts = ClusterFacts.read(client, controllers, AuditProgress.NONE, vipUnclassed);
     CloudFacts cloudFacts = CloudFacts.NONE;
     if (cloud != null) {
       try {

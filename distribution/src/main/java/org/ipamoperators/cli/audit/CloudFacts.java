@@ -105,9 +105,9 @@ public final class CloudFacts {
     return placers.get(p);
   }
 
-  /** The platform override the egress controller uses ({@code ipam.platform} / {@code IPAM_PLATFORM}). */
+  /** The platform override the egress controller uses by default ({@code IPAM_PLATFORM}). */
   public static String platformOverride() {
-    String v = System.getProperty("ipam.platform", System.getenv("IPAM_PLATFORM"));
+    String v = System.getenv(org.ipamoperators.egressip.EgressSettings.PLATFORM);
     return v == null || v.isBlank() ? null : v.trim();
   }
 

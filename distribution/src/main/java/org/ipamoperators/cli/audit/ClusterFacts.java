@@ -31,6 +31,7 @@ import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.keepalived.KeepalivedSettings;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.vip.VipServices;
+import org.ipamoperators.vip.VipSettings;
 import org.ipamoperators.vip.api.VipAnnotations;
 
 /**
@@ -59,6 +60,7 @@ public final class ClusterFacts {
   private final List<String> unreadable = new ArrayList<>();
   private final List<Eip> eips = new ArrayList<>();
   private AuditProgress progress = AuditProgress.NONE;
+  private boolean vipUnclassed = true;
 
   private ClusterFacts() {}
 
@@ -119,10 +121,21 @@ public final class ClusterFacts {
     return read(client, controllers, AuditProgress.NONE);
   }
 
-  /** As {@link #read(KubernetesClient, Set)}, telling {@code progress} of each list read. */
+  /**
+   * As {@link #read(KubernetesClient, Set)}, telling {@code progress} of each list read; unclassed LoadBalancer
+   * Services are vip's unless {@code IPAM_VIP_HANDLE_UNCLASSED} is false.
+   */
   public static ClusterFacts read(KubernetesClient client, Set<String> controllers, AuditProgress progress) {
+    return read(client, controllers, progress,
+        VipSettings.handleUnclassed(System.getenv(VipSettings.HANDLE_UNCLASSED)));
+  }
+
+  /** As {@link #read(KubernetesClient, Set, AuditProgress)}, unclassed Services vip's when {@code vipUnclassed}. */
+  public static ClusterFacts read(KubernetesClient client, Set<String> controllers, AuditProgress progress,
+      boolean vipUnclassed) {
     ClusterFacts f = new ClusterFacts();
     f.progress = progress;
+    f.vipUnclassed = vipUnclassed;
     Owners owners = readOwners(f, client, controllers);
     f.eips.addAll(owners.eips());
     boolean ipLedger = controllers.contains("egressip") || controllers.contains("vip") || controllers.contains("eip");
@@ -263,7 +276,7 @@ public final class ClusterFacts {
 
   private static void vip(ClusterFacts f, List<Service> services, Map<String, IPClaim> claimByAddress) {
     for (Service s : services) {
-      if (!VipServices.handles(s) && !VipServices.hasFinalizer(s)) {
+      if (!VipServices.handles(s, f.vipUnclassed) && !VipServices.hasFinalizer(s)) {
         continue; // another load balancer's Service: not ours to audit
       }
       if (s.getStatus() == null || s.getStatus().getLoadBalancer() == null

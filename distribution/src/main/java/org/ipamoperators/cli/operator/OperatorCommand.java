@@ -26,8 +26,10 @@ import org.ipamoperators.cli.audit.AuditLoop;
 import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.cli.operator.OperatorControllers.Controller;
 import org.ipamoperators.core.audit.AuditOptions;
+import org.ipamoperators.egressip.EgressSettings;
 import org.ipamoperators.eip.EipSettings;
 import org.ipamoperators.keepalived.KeepalivedSettings;
+import org.ipamoperators.vip.VipSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -136,7 +138,10 @@ public final class OperatorCommand implements Callable<Integer> {
   EipOptions eipOptions = new EipOptions();
 
   @Mixin
-  ControllerEnvironmentOptions environmentOptions = new ControllerEnvironmentOptions();
+  EgressOptions egressOptions = new EgressOptions();
+
+  @Mixin
+  VipOptions vipOptions = new VipOptions();
 
   /** Candidates for --controllers in the help. */
   static final class ControllerNames implements Iterable<String> {
@@ -243,6 +248,16 @@ public final class OperatorCommand implements Callable<Integer> {
     return keepalivedOptions.settings();
   }
 
+  /** egressip's settings as the options give them. */
+  public EgressSettings egressSettings() {
+    return egressOptions.settings();
+  }
+
+  /** vip's settings as the options give them. */
+  public VipSettings vipSettings() {
+    return vipOptions.settings();
+  }
+
   /** eip's settings as the options give them. */
   public EipSettings eipSettings() {
     return eipOptions.settings();
@@ -303,8 +318,9 @@ public final class OperatorCommand implements Callable<Integer> {
   /** One settings record per controller that has settings; eip's only when eip runs (it needs CLUSTER_NAME). */
   private OperatorControllers.Settings controllerSettings(List<Controller> selected) {
     boolean eip = selected.stream().anyMatch(c -> c.name().equals("eip"));
-    return new OperatorControllers.Settings(keepalivedOptions.settings(), eip ? eipOptions.settings() : null,
-        ProviderJars.loader(environmentOptions.providerDir(), System.getenv(ProviderJars.ENV)));
+    return new OperatorControllers.Settings(egressOptions.settings(), vipOptions.settings(),
+        keepalivedOptions.settings(), eip ? eipOptions.settings() : null,
+        ProviderJars.loader(egressOptions.providerDir(), System.getenv(ProviderJars.ENV)));
   }
 
   private LeaseElection.Settings leaseSettings() {
@@ -343,7 +359,6 @@ public final class OperatorCommand implements Callable<Integer> {
   private void startControllers(Config config, List<Controller> selected) throws StartFailure {
     client = new KubernetesClientBuilder().withConfig(config).build();
     Operator op = new Operator(this::configure);
-    environmentOptions.apply();
     for (Controller c : selected) {
       election.whenLeading(c.registrar().register(op, client, endpoints.registry(), settings));
     }
@@ -364,8 +379,8 @@ public final class OperatorCommand implements Callable<Integer> {
     audited.retainAll(ClusterFacts.ALL);
     LeaseElection e = election;
     auditLoop = new AuditLoop(client, endpoints.registry(), audited, auditInterval,
-        AuditOptions.DEFAULT_LEAK_GRACE, e::leads, Clock.systemUTC())
-        .elasticIps(settings == null ? null : settings.eip());
+        AuditOptions.DEFAULT_LEAK_GRACE, e::leads, Clock.systemUTC(), settings.egress())
+        .elasticIps(settings.eip()).vip(settings.vip());
     auditLoop.start();
   }
 

@@ -17,6 +17,7 @@ import org.ipamoperators.controller.common.ids.IDClaim;
 import org.ipamoperators.controller.common.ledger.IPBlock;
 import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.egressip.EgressIPControllers;
+import org.ipamoperators.egressip.EgressSettings;
 import org.ipamoperators.egressip.api.EgressIPAM;
 import org.ipamoperators.eip.EipControllers;
 import org.ipamoperators.eip.EipSettings;
@@ -25,6 +26,7 @@ import org.ipamoperators.keepalived.KeepalivedControllers;
 import org.ipamoperators.keepalived.KeepalivedSettings;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.vip.VipControllers;
+import org.ipamoperators.vip.VipSettings;
 import org.ipamoperators.vip.api.IPGroup;
 
 /** The controllers {@code ipam operator --controllers} can run, and the CRDs each needs. */
@@ -50,9 +52,11 @@ public final class OperatorControllers {
    *
    * @param providers finds egressip's NodeNetwork providers: the class path and the provider jars (ProviderJars)
    */
-  record Settings(KeepalivedSettings keepalived, EipSettings eip, ClassLoader providers) {
+  record Settings(EgressSettings egress, VipSettings vip, KeepalivedSettings keepalived, EipSettings eip,
+      ClassLoader providers) {
     static Settings defaults() {
-      return new Settings(KeepalivedSettings.defaults(), null, OperatorControllers.class.getClassLoader());
+      return new Settings(EgressSettings.defaults(), VipSettings.defaults(), KeepalivedSettings.defaults(), null,
+          OperatorControllers.class.getClassLoader());
     }
   }
 
@@ -82,12 +86,12 @@ public final class OperatorControllers {
     add(known, new Controller("egressip", "EgressIPAM: egress IPs for namespaces (OpenShift SDN, OVN-Kubernetes)",
         List.of(IPCLAIMS, IPBLOCKS, EGRESSIPAMS),
         (op, client, registry, settings) -> {
-          EgressIPControllers.register(op, client, registry, settings.providers());
+          EgressIPControllers.register(op, client, registry, settings.providers(), settings.egress());
           return NOTHING_ON_LEADING;
         }));
     add(known, new Controller("vip", "IPGroup: LoadBalancer IPs from pools into status.loadBalancer.ingress",
         List.of(IPCLAIMS, IPGROUPS),
-        (op, client, registry, settings) -> VipControllers.register(op, client, registry)));
+        (op, client, registry, settings) -> VipControllers.register(op, client, registry, settings.vip())));
     add(known, new Controller("keepalived", "KeepalivedGroup: keepalived DaemonSets that announce Service VIPs over VRRP",
         List.of(IDCLAIMS, KEEPALIVEDGROUPS),
         (op, client, registry, settings) -> {

@@ -40,9 +40,15 @@ final class VipObjectsPlan {
     }
   }
 
+  /** Whether the controller serves the Service, unclassed ones as {@code IPAM_VIP_HANDLE_UNCLASSED} says. */
+  private static boolean served(Service s) {
+    return org.ipamoperators.vip.VipServices.handles(s, org.ipamoperators.vip.VipSettings.handleUnclassed(
+        System.getenv(org.ipamoperators.vip.VipSettings.HANDLE_UNCLASSED)));
+  }
+
   /** Whether the objects give controller-vip anything to plan. */
   static boolean applies(ClusterObjects objects) {
-    return !objects.ipGroups().isEmpty() || objects.services().stream().anyMatch(VipFacts::serves);
+    return !objects.ipGroups().isEmpty() || objects.services().stream().anyMatch(VipObjectsPlan::served);
   }
 
   static List<Planned> plan(ClusterObjects objects) {
@@ -53,7 +59,7 @@ final class VipObjectsPlan {
     List<GroupInfo> groups = VipFacts.groups(objects.ipGroups());
     Map<String, Namespace> namespaces = objects.namespaces().stream()
         .collect(Collectors.toMap(n -> n.getMetadata().getName(), Function.identity(), (a, b) -> b));
-    List<Service> services = objects.services().stream().filter(VipFacts::serves)
+    List<Service> services = objects.services().stream().filter(VipObjectsPlan::served)
         .filter(s -> s.getMetadata().getDeletionTimestamp() == null)
         .sorted(Comparator.comparing((Service s) -> s.getMetadata().getNamespace())
             .thenComparing(s -> s.getMetadata().getName()))

@@ -191,6 +191,68 @@ class OperatorCommandTest {
   }
 
   @Test
+  void egressipSettingsAreOptionsWithEnvironmentFallbacks() {
+    String help = ipam("operator", "--help").out().replaceAll("\\s+", " ");
+    assertThat(help).contains("--platform", "env IPAM_PLATFORM", "--aws-region", "env IPAM_AWS_REGION",
+        "--aws-endpoint", "env IPAM_AWS_ENDPOINT", "--operator-namespace", "env IPAM_OPERATOR_NAMESPACE",
+        "--node-network-provider", "env IPAM_NODE_NETWORK_PROVIDER", "--egressip-writers", "env IPAM_EGRESSIP_WRITERS",
+        "--egressip-incremental", "--egressip-full-plan-seconds", "--egressip-orphan-grace-seconds",
+        "--egressip-orphan-grace-passes", "--provider-dir");
+    var given = parsed("operator", "--controllers", "egressip", "--platform", "AWS", "--aws-region", "eu-west-1",
+        "--aws-endpoint", "http://127.0.0.1:1", "--operator-namespace", "ops", "--node-network-provider", "aws",
+        "--egressip-writers", "3", "--egressip-incremental=false", "--egressip-full-plan-seconds", "60",
+        "--egressip-orphan-grace-seconds", "5", "--egressip-orphan-grace-passes", "3").egressSettings();
+    assertThat(given.platform()).isEqualTo("AWS");
+    assertThat(given.writers()).isEqualTo(3);
+    assertThat(given.incremental()).isFalse();
+    assertThat(given.fullPlanEvery()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(given.orphanGrace().minimum()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(given.orphanGrace().passes()).isEqualTo(3);
+    assertThat(given.cloud().overrides()).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("aws.region",
+        "eu-west-1", "aws.endpoint", "http://127.0.0.1:1"));
+    assertThat(given.cloud().operatorNamespace()).isEqualTo("ops");
+    assertThat(given.cloud().provider()).isEqualTo("aws");
+    if (System.getenv().keySet().stream().noneMatch(k -> k.startsWith("IPAM_"))) {
+      var unset = parsed("operator", "--controllers", "egressip").egressSettings();
+      assertThat(unset).isEqualTo(org.ipamoperators.egressip.EgressSettings.defaults());
+    }
+  }
+
+  @Test
+  void badEgressipAndVipSettingsStopTheStartNamingTheOption() {
+    IpamRun writers = ipam("operator", "--controllers", "egressip", "--egressip-writers", "0");
+    assertThat(writers.exit()).isEqualTo(2);
+    assertThat(writers.err()).contains("--egressip-writers (env IPAM_EGRESSIP_WRITERS) must be 1 or more");
+    IpamRun passes = ipam("operator", "--controllers", "egressip", "--egressip-orphan-grace-passes", "1");
+    assertThat(passes.exit()).isEqualTo(2);
+    assertThat(passes.err()).contains("--egressip-orphan-grace-passes");
+    IpamRun sweep = ipam("operator", "--controllers", "vip", "--vip-sweep-interval", "5m");
+    assertThat(sweep.exit()).isEqualTo(2);
+    assertThat(sweep.err()).isEqualTo("ipam operator: --vip-sweep-interval (env IPAM_VIP_SWEEP_INTERVAL): '5m' is"
+        + " neither an ISO-8601 duration (PT5M) nor a number of seconds" + System.lineSeparator());
+    assertThat(ipam("operator", "--controllers", "vip", "--vip-sweep-interval", "0").err())
+        .contains("--vip-sweep-interval (env IPAM_VIP_SWEEP_INTERVAL): must be positive");
+  }
+
+  @Test
+  void vipSettingsAreOptionsWithEnvironmentFallbacks() {
+    String help = ipam("operator", "--help").out().replaceAll("\\s+", " ");
+    assertThat(help).contains("--vip-handle-unclassed", "env IPAM_VIP_HANDLE_UNCLASSED", "--vip-sweep-interval",
+        "env IPAM_VIP_SWEEP_INTERVAL");
+    var off = parsed("operator", "--controllers", "vip", "--vip-handle-unclassed=false", "--vip-sweep-interval",
+        "PT30S").vipSettings();
+    assertThat(off.handleUnclassed()).isFalse();
+    assertThat(off.sweepInterval()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(parsed("operator", "--controllers", "vip", "--vip-handle-unclassed", "--vip-sweep-interval", "90")
+        .vipSettings()).isEqualTo(new org.ipamoperators.vip.VipSettings(true, Duration.ofSeconds(90)));
+    if (System.getenv(org.ipamoperators.vip.VipSettings.HANDLE_UNCLASSED) == null
+        && System.getenv(org.ipamoperators.vip.VipSettings.SWEEP_INTERVAL) == null) {
+      assertThat(parsed("operator", "--controllers", "vip").vipSettings())
+          .isEqualTo(org.ipamoperators.vip.VipSettings.defaults());
+    }
+  }
+
+  @Test
   void eipSettingsAreOptionsDefaultingToTheOldOperatorsVariables() {
     String help = ipam("operator", "--help").out().replaceAll("\\s+", " ");
     assertThat(help).contains("--eip-cluster-name", "env CLUSTER_NAME", "--eip-namespace", "env NAMESPACE",

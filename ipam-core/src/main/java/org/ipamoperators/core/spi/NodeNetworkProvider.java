@@ -37,8 +37,9 @@ public interface NodeNetworkProvider {
 
   /**
    * The settings the provider reads, for documentation, {@code --help} and to tell an operator what
-   * may be set. The controller resolves each from the system property {@code ipam.<key>} or the
-   * environment variable {@code IPAM_<KEY>} (upper case, dots and dashes as underscores).
+   * may be set. The controller resolves each from the value its operator was given (such as
+   * {@code --aws-region}), else the environment variable {@code IPAM_<KEY>} (upper case, dots and dashes as
+   * underscores).
    *
    * @return the settings read by {@link #create}; empty by default
    */

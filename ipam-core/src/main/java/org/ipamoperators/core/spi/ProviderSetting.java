@@ -26,16 +26,7 @@ public record ProviderSetting(String key, String description) {
   }
 
   /**
-   * The system property that sets it.
-   *
-   * @return {@code ipam.} followed by the key
-   */
-  public String systemProperty() {
-    return "ipam." + key;
-  }
-
-  /**
-   * The environment variable that sets it when the system property is absent.
+   * The environment variable that sets it when the operator is given no value for it.
    *
    * @return {@code IPAM_} followed by the key in upper case, dots and dashes as underscores
    */
