@@ -26,6 +26,18 @@ public record ProviderSetting(String key, String description) {
   }
 
   /**
+   * The system property that set it in earlier versions; the controllers no longer read it.
+   *
+   * @return {@code ipam.} followed by the key
+   * @deprecated settings come from the operator's options or {@link #environmentVariable()}; kept so
+   *     that code written against the earlier API still compiles
+   */
+  @Deprecated(since = "0.1.0", forRemoval = true)
+  public String systemProperty() {
+    return "ipam." + key;
+  }
+
+  /**
    * The environment variable that sets it when the operator is given no value for it.
    *
    * @return {@code IPAM_} followed by the key in upper case, dots and dashes as underscores
