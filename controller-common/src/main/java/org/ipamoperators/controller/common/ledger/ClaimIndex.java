@@ -105,10 +105,13 @@ public final class ClaimIndex {
       if (old != null && old.claim() != null && newer(old.claim(), c)) {
         return old;
       }
+      // The new keys first, then the old ones it no longer has: a reader of a key the claim keeps never
+      // finds the address missing (it would take the owner to hold nothing and claim another address).
+      Set<String> keys = keysOf(c);
+      keys.forEach(key -> add(key, ip));
       if (old != null && old.claim() != null) {
-        unkey(ip, old.claim());
+        keysOf(old.claim()).stream().filter(key -> !keys.contains(key)).forEach(key -> drop(key, ip));
       }
-      key(ip, c);
       return new Entry(ip, c, null);
     });
   }
@@ -200,11 +203,10 @@ public final class ClaimIndex {
     return byIp.values().stream().filter(e -> e.claim() != null).map(Entry::claim).toList();
   }
 
-  private void key(Ip ip, IPClaim c) {
-    add(ownerKey(c.getSpec().owner()), ip);
-    for (String k : extraKeys.apply(c)) {
-      add(k, ip);
-    }
+  private Set<String> keysOf(IPClaim c) {
+    Set<String> keys = new java.util.HashSet<>(extraKeys.apply(c));
+    keys.add(ownerKey(c.getSpec().owner()));
+    return keys;
   }
 
   /** Adds inside the map's compute, so a concurrent {@link #drop} of the set's last address cannot orphan it. */

@@ -115,4 +115,35 @@ class ClaimIndexTest {
     assertThat(index.size()).isEqualTo(n);
     assertThat(index.claims()).hasSize(n);
   }
+
+  /**
+   * A new version of a claim (every join or leave of a shared address makes one) never hides the address from its
+   * owner's key, not even for an instant: a planner reading the key then would take the owner to hold nothing and
+   * claim a second address for it.
+   */
+  @Test
+  void anUpdatedClaimStaysUnderItsKeysWhileItIsReplaced() throws Exception {
+    ClaimIndex index = new ClaimIndex(c -> List.of("member:" + c.getMetadata().getResourceVersion().length()));
+    Ip ip = Ip.parse("198.18.0.9");
+    index.seen(claim("198.18.0.9", A, "u1", 1));
+    AtomicInteger missed = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    Thread reader = new Thread(() -> {
+      while (!done.get()) {
+        if (!index.keys(ClaimIndex.ownerKey(A)).contains(ip)) {
+          missed.incrementAndGet();
+        }
+      }
+    });
+    reader.start();
+    for (long rv = 2; rv < 200_000; rv++) {
+      index.seen(claim("198.18.0.9", A, "u1", rv));
+    }
+    done.set(true);
+    reader.join();
+    assertThat(missed).hasValue(0);
+    // A key the new version no longer has is dropped once it is replaced.
+    assertThat(index.keys("member:6")).containsExactly(ip);
+    assertThat(index.keys("member:5")).isEmpty();
+  }
 }
