@@ -69,16 +69,9 @@ public record EipSettings(String clusterName, String namespace, Map<String, Stri
       "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "EIP_RESYNC_INTERVAL", "EIP_ORPHAN_SWEEP_INTERVAL",
       "EIP_FAILOVER_GRACE", "EIP_FAILOVER_RECOVERY", "EIP_NODE_MODE_NAMESPACES", "EIP_NODE_MODE_NODE_SELECTOR");
 
-  /** The environment; a Java system property of the same name (-DCLUSTER_NAME=...) wins. */
+  /** The settings from the process environment. */
   public static EipSettings fromEnvironment() {
-    Map<String, String> env = new java.util.HashMap<>(System.getenv());
-    for (String name : NAMES) {
-      String p = System.getProperty(name);
-      if (p != null) {
-        env.put(name, p);
-      }
-    }
-    return from(env);
+    return from(System.getenv());
   }
 
   public static EipSettings from(Map<String, String> env) {

@@ -62,8 +62,7 @@ class EipManifestsIT {
 
   @AfterEach
   void cleanUp(KubernetesClient client) {
-    for (String p : List.of("CLUSTER_NAME", "AWS_REGION", "AWS_ENDPOINT_URL", "aws.accessKeyId",
-        "aws.secretAccessKey")) {
+    for (String p : List.of("aws.accessKeyId", "aws.secretAccessKey")) {
       System.clearProperty(p);
     }
     if (node != null) {
@@ -130,15 +129,15 @@ class EipManifestsIT {
             .withStatus("True").withLastTransitionTime(Instant.now().toString()).build()).build());
     client.nodes().resource(n).updateStatus();
 
-    // The settings a Deployment gets from its env, as system properties of this JVM.
-    System.setProperty("CLUSTER_NAME", "manifests-test");
-    System.setProperty("AWS_REGION", MotoServer.REGION.id());
-    System.setProperty("AWS_ENDPOINT_URL", moto.endpoint().toString());
+    // The settings a Deployment gets from its env or the chart's settings, as options; the AWS SDK's credentials
+    // as its system properties.
+    List<String> settings = List.of("--eip-cluster-name", "manifests-test", "--eip-aws-region",
+        MotoServer.REGION.id(), "--eip-aws-endpoint", moto.endpoint().toString());
     System.setProperty("aws.accessKeyId", "test");
     System.setProperty("aws.secretAccessKey", "test");
     // Every request of the operator's ServiceAccount from here on is checked against the chart's rules.
     long mark = server.auditMark();
-    OperatorRun run = ManifestsIT.startAsDeployment(deployment, kubeconfig, client);
+    OperatorRun run = ManifestsIT.startAsDeployment(deployment, kubeconfig, client, settings);
     try {
       Eip e = new Eip();
       e.getMetadata().setName("gw");

@@ -113,8 +113,15 @@ class ManifestsIT {
    */
   static OperatorRun startAsDeployment(Deployment deployment, Path kubeconfig, KubernetesClient client)
       throws Exception {
+    return startAsDeployment(deployment, kubeconfig, client, List.of());
+  }
+
+  /** As above, with {@code settings} added to the Deployment's arguments (what its env would set). */
+  static OperatorRun startAsDeployment(Deployment deployment, Path kubeconfig, KubernetesClient client,
+      List<String> settings) throws Exception {
     List<String> args = new ArrayList<>(Manifests.operatorArgs(deployment).stream()
         .filter(a -> !a.startsWith("--http-port")).toList());
+    args.addAll(settings);
     int port = LoopbackPorts.freePort();
     args.addAll(List.of("--kubeconfig", kubeconfig.toString(), "--http-port", Integer.toString(port),
         "--bind-address", "127.0.0.1", "--namespace", Manifests.NAMESPACE, "--audit-interval", "1s"));

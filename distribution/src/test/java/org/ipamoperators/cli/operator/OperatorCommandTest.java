@@ -281,22 +281,48 @@ class OperatorCommandTest {
     assertThat(strict.nodeMode().nodes().admits(java.util.Map.of("node-role.example.com/egress", "true"))).isTrue();
     assertThat(strict.nodeMode().nodes().admits(java.util.Map.of())).isFalse();
 
-    // A manifest written for k8s-eip-operator sets the variables (here as system properties, read first).
-    java.util.Map<String, String> old = java.util.Map.of("CLUSTER_NAME", "legacy", "AWS_DEFAULT_REGION", "us-east-2",
-        "DEFAULT_TAGS", "{\"team\":\"a\"}", "NAMESPACE", "egress", "EIP_FAILOVER_GRACE", "5s");
-    old.forEach(System::setProperty);
-    try {
-      var fromEnv = parsed("operator", "--controllers", "eip").eipSettings();
-      assertThat(fromEnv.clusterName()).isEqualTo("legacy");
-      assertThat(fromEnv.aws().region()).isEqualTo(System.getenv().getOrDefault("AWS_REGION", "us-east-2"));
-      assertThat(fromEnv.defaultTags()).containsExactlyEntriesOf(java.util.Map.of("team", "a"));
-      assertThat(fromEnv.namespace()).isEqualTo("egress");
-      assertThat(fromEnv.failoverGrace()).isEqualTo(Duration.ofSeconds(5));
-      // an option given wins over the variable
-      assertThat(parsed("operator", "--controllers", "eip", "--eip-cluster-name", "new").eipSettings()
-          .clusterName()).isEqualTo("new");
-    } finally {
-      old.keySet().forEach(System::clearProperty);
+    // an option given wins over the variable (this JVM's environment may set CLUSTER_NAME)
+    assertThat(parsed("operator", "--controllers", "eip", "--eip-cluster-name", "new", "--eip-aws-region", "r")
+        .eipSettings().clusterName()).isEqualTo("new");
+  }
+
+  /**
+   * A manifest written for k8s-eip-operator sets the variables in the environment: read there, in a process of its
+   * own (a bad DEFAULT_TAGS is refused only after CLUSTER_NAME and the region were found), and never from Java system
+   * properties of the same names.
+   */
+  @Test
+  void eipSettingsComeFromTheOldOperatorsEnvironmentVariablesNotFromSystemProperties() throws Exception {
+    String reservedTag = "{\"eip.materialize.cloud/cluster_name\":\"x\"}";
+    Subprocess fromEnv = Subprocess.ipam(java.util.Map.of("CLUSTER_NAME", "legacy", "AWS_DEFAULT_REGION",
+        "us-east-2", "DEFAULT_TAGS", reservedTag), java.util.List.of(), "operator", "--controllers", "eip");
+    assertThat(fromEnv.exit()).isEqualTo(2);
+    assertThat(fromEnv.err()).startsWith("ipam operator: --eip-default-tags (env DEFAULT_TAGS) may not set the tag"
+        + " eip.materialize.cloud/cluster_name");
+
+    Subprocess fromProperties = Subprocess.ipam(java.util.Map.of(), java.util.List.of("-DCLUSTER_NAME=legacy",
+        "-DDEFAULT_TAGS=" + reservedTag), "operator", "--controllers", "eip", "--eip-aws-region", "us-east-2");
+    assertThat(fromProperties.exit()).isEqualTo(2);
+    assertThat(fromProperties.err()).startsWith("ipam operator: --eip-cluster-name (env CLUSTER_NAME) is not set");
+  }
+
+  /** {@code ipam} in a JVM of its own, with exactly the environment variables given (plus PATH). */
+  private record Subprocess(int exit, String err) {
+    static Subprocess ipam(java.util.Map<String, String> env, java.util.List<String> jvmArgs, String... args)
+        throws Exception {
+      java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+          System.getProperty("java.class.path")));
+      command.addAll(jvmArgs);
+      command.add(IpamCommand.class.getName());
+      command.addAll(java.util.List.of(args));
+      ProcessBuilder pb = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      pb.environment().keySet().retainAll(java.util.Set.of("PATH"));
+      pb.environment().putAll(env);
+      Process p = pb.start();
+      String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("ipam exits").isTrue();
+      return new Subprocess(p.exitValue(), err);
     }
   }
 
