@@ -22,8 +22,8 @@ public final class IpamCommand implements Runnable {
 
   public static void main(String[] args) {
     // On 2 cores or fewer the common pool has parallelism 1, and CompletableFuture then starts a new thread for
-    // each async task: the JDK HTTP client under fabric8 did so for every API request (8,131 threads in one vip
-    // catch-up of 2,000 Services, docs/benchmarks.md). Set before anything touches the pool; a -D wins.
+    // each async task: the JDK HTTP client under fabric8 would do so for every API request (docs/benchmarks.md).
+    // Set before anything touches the pool; a -D wins.
     if (System.getProperty(COMMON_PARALLELISM) == null && Runtime.getRuntime().availableProcessors() <= 2) {
       System.setProperty(COMMON_PARALLELISM, "2");
     }

@@ -28,7 +28,7 @@ import org.ipamoperators.egressip.network.NetworkWrite;
 
 /**
  * The egress policy, pure: from what was read ({@link EgressInputs}) and the failure history of the
- * previous pass to a decision. It holds what used to sit in the reconciler: node readiness through
+ * previous pass to a decision. It decides node readiness through
  * the failover policy (a recovered node waits out the recovery window), capacity from the node
  * annotation, the IPAM and the cloud, capacity shared with EgressIPAMs named before this one,
  * suspect nodes keeping only what they host, CIDRs whose usage the platform could not read (nothing
