@@ -2,6 +2,7 @@ package org.ipamoperators.cli.demo;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
+import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,6 +19,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * The real one-node Kubernetes {@code ipam demo --node} runs on: the test environment's real-node tier
@@ -34,6 +37,9 @@ final class DemoNode implements AutoCloseable {
   static final Path STATE = Path.of("/var/tmp/ipam-real-node");
   private static final List<String> NODE_BINARIES = List.of("etcd", "kube-apiserver", "kubectl", "kubelet",
       "kube-proxy", "kube-scheduler", "kube-controller-manager");
+
+  /** A step the node's scripts log: {@code [up  12.345s] kubelet ready}. */
+  private static final Pattern STEP = Pattern.compile("\\[[a-z-]+ +\\d+\\.\\d{3}s\\] ");
 
   private final Layout layout;
   private final FileChannel lockChannel;
@@ -105,8 +111,12 @@ final class DemoNode implements AutoCloseable {
     this.lock = lock;
   }
 
-  /** Takes the machine-wide lock (waiting up to {@code timeout}), sweeps an earlier node's remains, brings it up. */
-  static DemoNode start(Layout layout, Duration timeout) throws IOException, InterruptedException {
+  /**
+   * Takes the machine-wide lock (waiting up to {@code timeout}), sweeps an earlier node's remains, brings it up;
+   * {@code progress} is told each step the scripts log, as it happens.
+   */
+  static DemoNode start(Layout layout, Duration timeout, Consumer<String> progress)
+      throws IOException, InterruptedException {
     FileChannel channel = FileChannel.open(Path.of(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     long deadline = System.nanoTime() + timeout.toNanos();
     FileLock lock;
@@ -120,8 +130,8 @@ final class DemoNode implements AutoCloseable {
     }
     DemoNode node = new DemoNode(layout, channel, lock);
     try {
-      node.script(Duration.ofMinutes(3), "down.sh");
-      node.script(Duration.ofMinutes(4), "up.sh");
+      run(layout, Duration.ofMinutes(3), "down.sh", progress);
+      run(layout, Duration.ofMinutes(4), "up.sh", progress);
       node.startGuard();
       return node;
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -157,23 +167,50 @@ final class DemoNode implements AutoCloseable {
 
   /** Runs a script of scripts/real-node with the layout's environment; its output, or a failure with it. */
   String script(Duration timeout, String name, String... args) throws IOException, InterruptedException {
+    return run(layout, timeout, name, line -> { }, args);
+  }
+
+  /**
+   * Runs a script of scripts/real-node; each line it logs as a step ({@code [name 1.234s] what}) goes to
+   * {@code progress} while it runs. Its output, or a failure with it; one still running after {@code timeout} is
+   * killed.
+   */
+  static String run(Layout layout, Duration timeout, String name, Consumer<String> progress, String... args)
+      throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of("bash", layout.scripts().resolve(name).toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().putAll(layout.environment());
     Process p = builder.start();
-    // Scripts print little: reading after the exit cannot block on a full pipe.
-    byte[] output = p.getInputStream().readAllBytes();
+    StringBuffer output = new StringBuffer();
+    Thread reader = new Thread(() -> read(p, output, progress), "ipam-demo-" + name);
+    reader.setDaemon(true);
+    reader.start();
     if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
-      throw new IllegalStateException(name + " did not finish within " + timeout);
+      throw new IllegalStateException(name + " did not finish within " + timeout + ":\n" + output.toString().strip());
     }
-    String text = new String(output, StandardCharsets.UTF_8);
+    reader.join(TimeUnit.SECONDS.toMillis(10));
+    String text = output.toString();
     if (p.exitValue() != 0) {
       throw new IllegalStateException(name + " failed (exit " + p.exitValue() + "):\n" + text.strip());
     }
     return text;
+  }
+
+  private static void read(Process p, StringBuffer output, Consumer<String> progress) {
+    try (BufferedReader r = p.inputReader(StandardCharsets.UTF_8)) {
+      for (String line = r.readLine(); line != null; line = r.readLine()) {
+        output.append(line).append('\n');
+        if (STEP.matcher(line).lookingAt()) {
+          progress.accept(line);
+        }
+      }
+    } catch (IOException e) {
+      output.append("(output not read: ").append(e.getMessage()).append(")\n");
+    }
   }
 
   /** The scripts' watchdog: tears the node down once this process is gone without doing it (kill -9). */

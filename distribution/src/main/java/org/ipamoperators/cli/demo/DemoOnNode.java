@@ -110,7 +110,10 @@ final class DemoOnNode {
     long t0 = System.nanoTime();
     DemoNode node;
     try {
-      node = DemoNode.start(layout, timeout);
+      node = DemoNode.start(layout, timeout, step -> {
+        out.println("  " + step);
+        out.flush();
+      });
     } catch (IllegalStateException e) {
       err.println("ipam demo --node: " + e.getMessage());
       err.flush();
