@@ -189,6 +189,6 @@ start kube-proxy kube-proxy --kubeconfig "$KC" --hostname-override "$NODE_NAME" 
   --conntrack-tcp-timeout-established 0 --conntrack-tcp-timeout-close-wait 0 \
   --metrics-bind-address 127.0.0.1:10249 --healthz-bind-address 127.0.0.1:10256
 
-wait_for "node Ready" 90 kubectl --kubeconfig "$KC" wait --for=condition=Ready "node/$NODE_NAME" --timeout=1s
+wait_for "node" 90 kubectl --kubeconfig "$KC" wait --for=condition=Ready "node/$NODE_NAME" --timeout=1s
 wait_for "default ServiceAccount" 30 kubectl --kubeconfig "$KC" get serviceaccount default
 log "up: export KUBECONFIG=$KC"

@@ -65,7 +65,7 @@ class DemoOnNodeIT {
       System.out.println(out);
       // The node's steps are shown as they happen, before the node is declared Ready.
       String step = "\\[up +\\d+\\.\\d{3}s\\] ";
-      assertThat(out).containsPattern("(?s)" + step + "kube-apiserver ready.*" + step + "node Ready ready.*"
+      assertThat(out).containsPattern("(?s)" + step + "kube-apiserver ready.*" + step + "node ready.*"
           + "Node node-1 Ready in \\d+ s");
       assertThat(out)
           .containsPattern("egressip +Deployment ipam-egressip Ready \\(pod ipam-egressip-\\S+, image "
