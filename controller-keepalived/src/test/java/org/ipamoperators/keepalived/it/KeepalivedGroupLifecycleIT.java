@@ -225,6 +225,41 @@ class KeepalivedGroupLifecycleIT {
         .isEqualTo(versions.get(1));
   }
 
+  /**
+   * A write the API server refuses (here the DaemonSet's invalid priorityClassName): Ready False with reason
+   * ApplyFailed and a Warning Event on the group; the ConfigMap before it is written, the PodMonitor after it is
+   * not. The spec repaired, everything is written.
+   */
+  @Test
+  void aRefusedWriteIsReportedAndNothingAfterItIsWritten() {
+    if (client.getApiResources("monitoring.coreos.com/v1") == null) {
+      ThirdPartyCrd.install(client, ThirdPartyCrd.POD_MONITOR);
+    }
+    cluster.node("a", "203.0.113.10");
+    KeepalivedCluster.SpecBuilder spec = KeepalivedCluster.spec(cluster.ns);
+    spec.priorityClassName = "Not_A_Name";
+    cluster.group("g1", spec.build());
+    cluster.externalIps("web", "g1", "192.0.2.10");
+    awaitEvent("g1", "ApplyFailed", "the API server refused an object of the group (422)");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.group("g1").getStatus().conditions())
+        .anySatisfy(c -> {
+          assertThat(c.getType()).isEqualTo("Ready");
+          assertThat(c.getStatus()).isEqualTo("False");
+          assertThat(c.getReason()).isEqualTo("ApplyFailed");
+        }));
+    assertThat(cluster.config("g1", "a")).contains("192.0.2.10");
+    assertThat(client.apps().daemonSets().withName("g1").get()).isNull();
+    assertThat(ThirdPartyCrd.POD_MONITOR.resources(client).withName("g1").get()).isNull();
+
+    spec.priorityClassName = null;
+    cluster.editGroup("g1", s -> spec.build());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.condition("g1", "Ready")).isEqualTo("True");
+      assertThat(client.apps().daemonSets().withName("g1").get()).isNotNull();
+      assertThat(ThirdPartyCrd.POD_MONITOR.resources(client).withName("g1").get()).isNotNull();
+    });
+  }
+
   @Test
   void unicastInterfaceFromIpAndSpreadVipsAreRenderedPerNode() {
     cluster.node("a", "203.0.113.10", "2001:db8::10");
