@@ -49,10 +49,10 @@ import org.slf4j.LoggerFactory;
  * dependents ({@link GroupDependents}) writes ConfigMap, DaemonSet and, where the API serves it and the group has a
  * metrics port, PodMonitor, in this order, by server-side apply as {@code ipam-keepalived}; same input, same
  * bytes, nothing written when nothing changed; a write the API server refuses is an {@code ApplyFailed} condition
- * and Event, nothing after it is written, and it is tried again with back-off. Report ({@link GroupReport}): Events, conditions, status and
- * when to look again. A problem of one service is a Warning Event on that Service and a condition on the group;
- * every other service is still announced. A bad spec or a missing password leaves the running configuration as it
- * is.
+ * and Event, nothing after it is written, and it is tried again with back-off. Report ({@link GroupReport}):
+ * Events, conditions, status and when to look again. A problem of one service is a Warning Event on that Service
+ * and a condition on the group; every other service is still announced. A bad spec or a missing password leaves the
+ * running configuration as it is.
  */
 @ControllerConfiguration(name = "keepalivedgroups", finalizerName = KeepalivedAnnotations.FINALIZER,
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
