@@ -155,10 +155,11 @@ apiserver that keeps an audit log, and fail on a verb no request used and on a r
 - apiGroups: [redhatcop.redhat.io]
   resources: [keepalivedgroups/finalizers]
   verbs: [update]
-# A PodMonitor per group where the Prometheus Operator's API is served (server-side apply: patch, and create).
+# A PodMonitor per group where the Prometheus Operator's API is served (server-side apply: patch, and create),
+# read from an informer that runs while that API is served.
 - apiGroups: [monitoring.coreos.com]
   resources: [podmonitors]
-  verbs: [create, patch]
+  verbs: [list, watch, create, patch]
 # Whether that API is served: the CRDs, from an informer.
 - apiGroups: [apiextensions.k8s.io]
   resources: [customresourcedefinitions]

@@ -33,10 +33,15 @@ import org.ipamoperators.keepalived.config.KeepalivedNode;
 
 /**
  * What a group's reconcile reads, all from the event sources' caches: its nodes, the Services naming it, the
- * namespaces allowed to, the configurations every group renders, its own ConfigMap and the PodMonitor CRD. Also
- * which groups each change concerns.
+ * namespaces allowed to, the configurations every group renders and the PodMonitor CRD. Also which groups each
+ * change concerns. The ConfigMap and DaemonSet informers are those of the group's dependents too
+ * ({@link GroupDependents}): the ConfigMaps' also wakes the groups waiting for a VIP another group lets go, and the
+ * DaemonSets' ignores status-only updates, which JOSDK's default informer of a dependent would not.
  */
 final class GroupInputs {
+  /** The informers the ConfigMap and DaemonSet dependents use ({@code useEventSourceWithName}). */
+  static final String CONFIG_MAPS = "keepalived-configmaps";
+  static final String DAEMON_SETS = "keepalived-daemonsets";
   private final IndexedResourceCache<KeepalivedGroup> groups;
   private final RenderedElsewhere rendered = new RenderedElsewhere();
   private final InformerEventSource<Service, KeepalivedGroup> services;
@@ -59,13 +64,14 @@ final class GroupInputs {
         .withOnUpdateFilter((n, o) -> !Objects.equals(n.getMetadata().getLabels(), o.getMetadata().getLabels()))
         .withSecondaryToPrimaryMapper(n -> groups(g -> g.getSpec() != null
             && g.getSpec().namespaceSelector() != null)).build(), context);
-    // Owned objects: an edit or deletion by hand is repaired at once.
+    // Owned objects, and the event sources of their dependents (GroupDependents): an edit or deletion by hand is
+    // repaired at once.
     configMaps = new InformerEventSource<>(InformerEventSourceConfiguration.from(ConfigMap.class, KeepalivedGroup.class)
-        .withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
+        .withName(CONFIG_MAPS).withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
         .withSecondaryToPrimaryMapper(this::groupsOfConfigMap).build(), context);
     InformerEventSource<DaemonSet, KeepalivedGroup> daemonSets = new InformerEventSource<>(
         InformerEventSourceConfiguration.from(DaemonSet.class, KeepalivedGroup.class)
-            .withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
+            .withName(DAEMON_SETS).withLabelSelector(KeepalivedAnnotations.GROUP_LABEL)
             .withOnUpdateFilter((n, o) -> !Objects.equals(n.getSpec(), o.getSpec())
                 || !Objects.equals(n.getMetadata().getLabels(), o.getMetadata().getLabels()))
             .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(KeepalivedGroup.class)).build(), context);
@@ -118,10 +124,6 @@ final class GroupInputs {
     return rendered.view(configMaps.list(cm -> groups.get(
         new ResourceID(cm.getMetadata().getName(), cm.getMetadata().getNamespace())).isPresent()).toList(),
         group.getMetadata().getNamespace(), group.getMetadata().getName());
-  }
-
-  Optional<ConfigMap> configMap(KeepalivedGroup group) {
-    return configMaps.get(new ResourceID(group.getMetadata().getName(), group.getMetadata().getNamespace()));
   }
 
   Optional<CustomResourceDefinition> podMonitorCrd() {

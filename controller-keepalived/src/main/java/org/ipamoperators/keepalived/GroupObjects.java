@@ -114,8 +114,10 @@ final class GroupObjects {
       watchArgs.add("--bind-address=$(POD_IP)");
     }
 
+    // The fieldRef's apiVersion is what the API server would default: a fieldRef is replaced whole by an apply, so
+    // without it the DaemonSet would differ from what the server keeps, and be applied again on every reconcile.
     EnvVar nodeName = new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef()
-        .withFieldPath("spec.nodeName").endFieldRef().endValueFrom().build();
+        .withApiVersion("v1").withFieldPath("spec.nodeName").endFieldRef().endValueFrom().build();
     VolumeMount source = new VolumeMountBuilder().withName("nodes").withMountPath(CONFIG_SOURCE_DIR)
         .withReadOnly(true).build();
     VolumeMount config = new VolumeMountBuilder().withName("config").withMountPath("/run/keepalived/config").build();
@@ -132,7 +134,7 @@ final class GroupObjects {
         .withNewSecurityContext().withRunAsUser(0L).withNewCapabilities()
         .withAdd("NET_ADMIN", "NET_BROADCAST", "NET_RAW").endCapabilities().endSecurityContext().build();
     EnvVar podIp = new EnvVarBuilder().withName("POD_IP").withNewValueFrom().withNewFieldRef()
-        .withFieldPath("status.podIP").endFieldRef().endValueFrom().build();
+        .withApiVersion("v1").withFieldPath("status.podIP").endFieldRef().endValueFrom().build();
     ContainerBuilder reloaderBuilder = new ContainerBuilder().withName("config-reloader")
         .withImage(settings.reloaderImage()).withCommand("ipam").withArgs(watchArgs)
         .withEnv(metricsPort == null ? List.of(nodeName) : List.of(nodeName, podIp))

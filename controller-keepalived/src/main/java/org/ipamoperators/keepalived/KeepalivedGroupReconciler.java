@@ -10,6 +10,9 @@ import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.WorkflowReconcileResult;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -42,14 +45,25 @@ import org.slf4j.LoggerFactory;
  * pointing to it, its nodes, its password and what other groups render, from the event sources' caches. Decide
  * ({@link GroupPlan}): the VIPs it may take over ({@link VipHandover}), its VRRP instances ({@link InstancePlanner}),
  * their router ids in the shared ledger ({@link RouterIds}) and every node's keepalived.conf
- * ({@link KeepalivedConfigRenderer}). Apply ({@link GroupApplier}): ConfigMap, DaemonSet and PodMonitor; same input,
- * same bytes, nothing written when nothing changed. Report ({@link GroupReport}): Events, conditions, status and
- * when to look again. A problem of one service is a Warning Event on that Service and a condition on the group;
- * every other service is still announced. A bad spec or a missing password leaves the running configuration as it
- * is.
+ * ({@link KeepalivedConfigRenderer}). Apply: the decision goes into the context and the workflow of the group's
+ * dependents ({@link GroupDependents}) writes ConfigMap, DaemonSet and, where the API serves it and the group has a
+ * metrics port, PodMonitor, in this order, by server-side apply as {@code ipam-keepalived}; same input, same
+ * bytes, nothing written when nothing changed; a write the API server refuses is an {@code ApplyFailed} condition
+ * and Event, nothing after it is written, and it is tried again with back-off. Report ({@link GroupReport}):
+ * Events, conditions, status and when to look again. A problem of one service is a Warning Event on that Service
+ * and a condition on the group; every other service is still announced. A bad spec or a missing password leaves the
+ * running configuration as it is.
  */
 @ControllerConfiguration(name = "keepalivedgroups", finalizerName = KeepalivedAnnotations.FINALIZER,
     maxReconciliationInterval = @MaxReconciliationInterval(interval = 5, timeUnit = TimeUnit.MINUTES))
+@Workflow(explicitInvocation = true, handleExceptionsInReconciler = true, dependents = {
+    @Dependent(name = GroupDependents.CONFIG_MAP, type = GroupDependents.ConfigMapDependent.class,
+        useEventSourceWithName = GroupInputs.CONFIG_MAPS),
+    @Dependent(name = GroupDependents.DAEMON_SET, type = GroupDependents.DaemonSetDependent.class,
+        useEventSourceWithName = GroupInputs.DAEMON_SETS, dependsOn = GroupDependents.CONFIG_MAP),
+    @Dependent(name = GroupDependents.POD_MONITOR, type = GroupDependents.PodMonitorDependent.class,
+        dependsOn = GroupDependents.DAEMON_SET, activationCondition = GroupDependents.PodMonitorServed.class,
+        reconcilePrecondition = GroupDependents.HasMetricsPort.class)})
 public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, Cleaner<KeepalivedGroup> {
   private static final Logger LOG = LoggerFactory.getLogger(KeepalivedGroupReconciler.class);
   /** How long an answer of API discovery (is the PodMonitor API served?) is used, as long as its CRD is unchanged. */
@@ -62,7 +76,6 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
   private final KeepalivedMetrics metrics;
   private final PasswordSecrets passwords;
   private final PodMonitorApi podMonitorApi;
-  private final GroupApplier applier;
   /** Groups waiting for a refused write or for a VIP another group still renders: 2 s doubling to 30 s. */
   private final RetryBackoff retries = new RetryBackoff(Duration.ofSeconds(2), Duration.ofSeconds(30));
   private GroupInputs inputs;
@@ -76,7 +89,6 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     this.metrics = new KeepalivedMetrics(registry);
     this.passwords = new PasswordSecrets(client);
     this.podMonitorApi = new PodMonitorApi(client, DISCOVERY_REFRESH);
-    this.applier = new GroupApplier(client, settings, metrics);
   }
 
   @Override
@@ -110,21 +122,19 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     if (metricsPort.problem() != null) {
       events.warning(group, "NoMetricsPort", metricsPort.problem());
     }
-    boolean podMonitor;
-    try {
-      podMonitor = applier.apply(group, plan.rendering().configs(), inputs.configMap(group), metricsPort.port(),
-          () -> podMonitorApi.served(inputs.podMonitorCrd()));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 422 && e.getCode() != 403 && e.getCode() != 413) {
-        throw e; // transient: retried
-      }
+    GroupDependents.Input objects = new GroupDependents.Input(settings, plan.rendering().configs(),
+        metricsPort.port(), podMonitorApi.served(inputs.podMonitorCrd()),
+        () -> metrics.configWritten(group.getMetadata().getNamespace(), group.getMetadata().getName()));
+    Optional<KubernetesClientException> refusal = write(objects, context);
+    if (refusal.isPresent()) {
       // Refused (too large a ConfigMap, an invalid field, no permission, an admission policy): say so, and try
       // again with back-off until it goes through; a VIP that left this group stays rendered here meanwhile.
       Duration retry = retries.next(group.getMetadata().getUid());
       return keepRunningConfig(group, "ApplyFailed", "the API server refused an object of the group ("
-          + e.getCode() + "): " + e.getMessage() + "; retrying in " + retry.toSeconds() + " s")
-          .rescheduleAfter(retry);
+          + refusal.get().getCode() + "): " + refusal.get().getMessage() + "; retrying in " + retry.toSeconds()
+          + " s").rescheduleAfter(retry);
     }
+    boolean podMonitor = objects.metricsPort() != null && objects.podMonitorServed();
     return report(group, plan, metricsPort.port(), podMonitor);
   }
 
@@ -151,6 +161,23 @@ public class KeepalivedGroupReconciler implements Reconciler<KeepalivedGroup>, C
     InstancePlan.Assembly assembly = plan.withRouterIds(ids.ids());
     return new GroupPlan(groupNodes, selection.withProblems(assembly.problems()), space.name(), ids, assembly,
         GroupPlan.Rendering.of(assembly.model()), handover.deferred());
+  }
+
+  /**
+   * Runs the workflow of the group's objects ({@link GroupDependents}) with {@code objects} as their desired state.
+   * A dependent that fails stops the ones after it (ConfigMap, DaemonSet, PodMonitor). A refused write is returned;
+   * any other failure is thrown, and the reconcile retried.
+   */
+  private static Optional<KubernetesClientException> write(GroupDependents.Input objects,
+      Context<KeepalivedGroup> context) {
+    objects.putInto(context);
+    WorkflowReconcileResult result = context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+    Optional<KubernetesClientException> refusal = result.getErroredDependents().values().stream()
+        .map(GroupDependents::refusal).flatMap(Optional::stream).findFirst();
+    if (refusal.isEmpty()) {
+      result.throwAggregateExceptionIfErrorsPresent();
+    }
+    return refusal;
   }
 
   /** Status, metrics and when to look again, for a group whose objects are written. */

@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
     thirdPartyCrds = {ThirdPartyCrd.POD_MONITOR, ThirdPartyCrd.PROMETHEUS_RULE},
     auditLog = true)
 class KeepalivedManifestsIT {
-  private static final String SSA_CREATE = "GroupApplier: server-side apply of an object that does not exist is "
+  private static final String SSA_CREATE = "GroupDependents: server-side apply of an object that does not exist is "
       + "authorized as create besides patch, and logged as a patch";
   /** Verbs the scenario below does not reach: the code path, and the test that runs it under these rules. */
   private static final Map<RbacUsage.Grant, String> USED_ELSEWHERE = Map.ofEntries(

@@ -77,7 +77,7 @@ class ManifestsTest {
           Map.entry("redhatcop.redhat.io/keepalivedgroups", List.of("get", "list", "patch", "watch")),
           Map.entry("redhatcop.redhat.io/keepalivedgroups/status", List.of("patch")),
           Map.entry("redhatcop.redhat.io/keepalivedgroups/finalizers", List.of("update")),
-          Map.entry("monitoring.coreos.com/podmonitors", List.of("create", "patch")),
+          Map.entry("monitoring.coreos.com/podmonitors", List.of("create", "list", "patch", "watch")),
           Map.entry("apiextensions.k8s.io/customresourcedefinitions", List.of("list", "watch"))),
       "eip", Map.ofEntries(
           Map.entry("/pods", List.of("get", "list", "patch", "watch")),

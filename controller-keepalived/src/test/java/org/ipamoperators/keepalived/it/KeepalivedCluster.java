@@ -305,6 +305,7 @@ final class KeepalivedCluster implements AutoCloseable {
     String space;
     List<String> serviceNamespaces;
     List<String> vipCidrs;
+    String priorityClassName;
 
     SpecBuilder(String ns) {
       nodeSelector = Map.of("test", ns);
@@ -312,7 +313,7 @@ final class KeepalivedCluster implements AutoCloseable {
 
     KeepalivedGroupSpec build() {
       return new KeepalivedGroupSpec(image, iface, interfaceFromIp, nodeSelector, passwordAuth, verbatim, blacklist,
-          unicast, null, null, null, advert, null, null, null, null, sharedInstances, null, namespaceSelector, space,
+          unicast, priorityClassName, null, null, advert, null, null, null, null, sharedInstances, null, namespaceSelector, space,
           serviceNamespaces, vipCidrs);
     }
   }

@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.ipamoperators.keepalived.KeepalivedControllers;
 import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
 import org.ipamoperators.keepalived.api.KeepalivedGroup;
 import org.ipamoperators.keepalived.api.PasswordAuth;
@@ -164,6 +168,95 @@ class KeepalivedGroupLifecycleIT {
       assertThat(pm.getMetadata().getOwnerReferences()).singleElement()
           .satisfies(r -> assertThat(r.getKind()).isEqualTo("KeepalivedGroup"));
       assertThat(pm.get("spec", "selector", "matchLabels").toString()).contains("g1");
+    });
+  }
+
+  /**
+   * Objects an earlier version applied (as ipam-keepalived, without JOSDK's annotation) are taken over without a
+   * write; they stay ipam-keepalived's alone, and only a real change of the configuration is written and counted.
+   */
+  @Test
+  void objectsOfAnEarlierVersionAreTakenOverWithoutAWrite() {
+    if (client.getApiResources("monitoring.coreos.com/v1") == null) {
+      ThirdPartyCrd.install(client, ThirdPartyCrd.POD_MONITOR);
+    }
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    cluster.externalIps("web", "g1", "192.0.2.10");
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.10");
+      assertThat(ThirdPartyCrd.POD_MONITOR.resources(client).withName("g1").get()).isNotNull();
+    });
+    operator.stop();
+    List<io.fabric8.kubernetes.client.dsl.Resource<? extends HasMetadata>> objects = List.of(
+        client.configMaps().withName("g1"), client.apps().daemonSets().withName("g1"),
+        ThirdPartyCrd.POD_MONITOR.resources(client).withName("g1"));
+    for (var object : objects) {
+      object.edit(o -> {
+        o.getMetadata().getAnnotations().remove("javaoperatorsdk.io/previous");
+        return o;
+      });
+    }
+    List<String> versions = objects.stream().map(o -> o.get().getMetadata().getResourceVersion()).toList();
+
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    KubernetesClient c = server.newClient();
+    operator = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true));
+    KeepalivedControllers.register(operator, c, registry, KeepalivedCluster.SETTINGS);
+    operator.start();
+    // A Service without an address yet: the group reconciles (its status counts it), its configuration is the same.
+    cluster.loadBalancer("pending", "g1", List.of());
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.serviceCount("g1")).isEqualTo(2));
+    assertThat(objects.stream().map(o -> o.get().getMetadata().getResourceVersion()).toList()).isEqualTo(versions);
+    assertThat(registry.find("ipam_keepalived_group_config_changes").counter()).isNull();
+    for (var object : objects) {
+      assertThat(object.get().getMetadata().getManagedFields())
+          .filteredOn(f -> "Apply".equals(f.getOperation())).extracting(ManagedFieldsEntry::getManager)
+          .containsExactly("ipam-keepalived");
+    }
+
+    cluster.setIngress("pending", List.of("192.0.2.30"));
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.config("g1", "a")).contains("192.0.2.30");
+      assertThat(registry.find("ipam_keepalived_group_config_changes").counter()).isNotNull()
+          .satisfies(counter -> assertThat(counter.count()).isEqualTo(1.0));
+    });
+    assertThat(client.apps().daemonSets().withName("g1").get().getMetadata().getResourceVersion())
+        .isEqualTo(versions.get(1));
+  }
+
+  /**
+   * A write the API server refuses (here the DaemonSet's invalid priorityClassName): Ready False with reason
+   * ApplyFailed and a Warning Event on the group; the ConfigMap before it is written, the PodMonitor after it is
+   * not. The spec repaired, everything is written.
+   */
+  @Test
+  void aRefusedWriteIsReportedAndNothingAfterItIsWritten() {
+    if (client.getApiResources("monitoring.coreos.com/v1") == null) {
+      ThirdPartyCrd.install(client, ThirdPartyCrd.POD_MONITOR);
+    }
+    cluster.node("a", "203.0.113.10");
+    KeepalivedCluster.SpecBuilder spec = KeepalivedCluster.spec(cluster.ns);
+    spec.priorityClassName = "Not_A_Name";
+    cluster.group("g1", spec.build());
+    cluster.externalIps("web", "g1", "192.0.2.10");
+    awaitEvent("g1", "ApplyFailed", "the API server refused an object of the group (422)");
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.group("g1").getStatus().conditions())
+        .anySatisfy(c -> {
+          assertThat(c.getType()).isEqualTo("Ready");
+          assertThat(c.getStatus()).isEqualTo("False");
+          assertThat(c.getReason()).isEqualTo("ApplyFailed");
+        }));
+    assertThat(cluster.config("g1", "a")).contains("192.0.2.10");
+    assertThat(client.apps().daemonSets().withName("g1").get()).isNull();
+    assertThat(ThirdPartyCrd.POD_MONITOR.resources(client).withName("g1").get()).isNull();
+
+    spec.priorityClassName = null;
+    cluster.editGroup("g1", s -> spec.build());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.condition("g1", "Ready")).isEqualTo("True");
+      assertThat(client.apps().daemonSets().withName("g1").get()).isNotNull();
+      assertThat(ThirdPartyCrd.POD_MONITOR.resources(client).withName("g1").get()).isNotNull();
     });
   }
 
