@@ -14,7 +14,9 @@ import org.ipamoperators.cloud.aws.eip.ElasticIp;
 import org.ipamoperators.cloud.aws.eip.ElasticIps;
 import org.ipamoperators.eip.EipSettings;
 import org.ipamoperators.eip.api.Eip;
+import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
+import org.ipamoperators.eip.api.EipSpec;
 import org.ipamoperators.eip.api.EipStatus;
 import org.ipamoperators.eip.plan.AddressPlan;
 import org.ipamoperators.eip.plan.EipTags;
@@ -87,14 +89,19 @@ class EipSteadyStateBenchmark extends EipIT {
 
   /**
    * The Eips, then one address each, tagged by {@link EipTags} and {@link AddressPlan#allocationTags} as the
-   * controller tags its own (through a client whose calls are not counted), recorded in the Eip's status.
+   * controller tags its own (through a client whose calls are not counted), recorded in the Eip's status; the Eips
+   * carry the controller's finalizer already.
    */
   private Map<String, String> seed() {
     ElasticIps uncounted = new ElasticIps(world.ec2);
     Map<String, String> seeded = new TreeMap<>();
     for (int i = 0; i < EIPS; i++) {
       EipSelector selector = EipSelector.pod("absent-" + i);
-      Eip e = world.eip("e" + i, selector);
+      Eip e = new Eip();
+      e.getMetadata().setName("e" + i);
+      e.getMetadata().setFinalizers(List.of(EipNames.EIP_FINALIZER)); // as the operator left it before a restart
+      e.setSpec(EipSpec.of(selector));
+      e = world.kube.resource(e).create();
       ElasticIp a = uncounted.allocate(AddressPlan.allocationTags(EipTags.of(EipWorld.CLUSTER, world.ns,
           e.getMetadata().getName(), e.getMetadata().getUid(), selector, Map.of()), Instant.now()), null);
       world.kube.resources(Eip.class).withName(e.getMetadata().getName()).editStatus(x -> {
