@@ -83,6 +83,9 @@ class EipSteadyStateBenchmark extends EipIT {
     // Every Eip kept the address it was given: nothing allocated, so the counts are of the steady state itself.
     assertThat(world.count("AllocateAddress")).isZero();
     assertThat(settled(seeded)).isEqualTo(EIPS);
+    // Shared, not per Eip: at most one snapshot per snapshot age (a quarter of the resync, at most 30 s) in a pass,
+    // whatever the number of Eips (one more for a pass cut by the window's edges).
+    assertThat(describes).isLessThanOrEqualTo(Math.max(4, resync.toSeconds() / 30) * PASSES + 1);
     // Each Eip was reconciled in the window (its last pass may fall just after it): the counts are of real passes.
     assertThat(reconciles).isGreaterThanOrEqualTo((long) EIPS * (PASSES - 1));
   }
