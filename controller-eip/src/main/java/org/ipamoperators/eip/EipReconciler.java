@@ -32,6 +32,7 @@ import org.ipamoperators.eip.api.Eip;
 import org.ipamoperators.eip.api.EipNames;
 import org.ipamoperators.eip.api.EipSelector;
 import org.ipamoperators.eip.api.EipSpec;
+import org.ipamoperators.eip.plan.ResyncSchedule;
 import org.ipamoperators.eip.plan.SpecCheck;
 
 /**
@@ -41,7 +42,8 @@ import org.ipamoperators.eip.plan.SpecCheck;
  * ({@link NodeMode}), and records all of it in the status, the pod's annotations and the nodes' ready-status labels
  * ({@link EipReport}). Decisions are pure ({@code plan}); EC2 and Kubernetes writes are {@link Ec2Apply} and
  * {@link KubeApply}. Every AWS failure is a condition and an Event on this Eip only. Every Eip is checked against
- * AWS at least every resync interval, which repairs changes made outside (a disassociation in the console).
+ * AWS at least every resync interval, which repairs changes made outside (a disassociation in the console); the Eips
+ * are checked together, on the interval's grid ({@link ResyncSchedule}), so that one snapshot serves them all.
  */
 @ControllerConfiguration(name = "eips", finalizerName = EipNames.EIP_FINALIZER)
 public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
@@ -59,6 +61,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   private final AddressStep address;
   private final PodMode podMode;
   private final NodeMode nodeMode;
+  private final Clock clock;
 
   public EipReconciler(KubernetesClient client, EipSettings settings, ElasticIps ec2,
       io.micrometer.core.instrument.MeterRegistry registry) {
@@ -68,6 +71,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
   EipReconciler(KubernetesClient client, EipSettings settings, ElasticIps ec2, EipMetrics metrics, Clock clock) {
     this.settings = settings;
     this.metrics = metrics;
+    this.clock = clock;
     EventRecorder events = new EventRecorder(client, "eip-controller");
     this.addresses = new AddressSnapshot(ec2, snapshotScope(settings), snapshotAge(settings.resyncInterval()), clock);
     this.apply = new Ec2Apply(ec2);
@@ -144,7 +148,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
     try {
       if (selector.node() != null && !settings.nodeMode().allows(eip.getMetadata().getNamespace())) {
         nodeMode.refuse(eip, address.existing(eip, status).orElse(null), status);
-        return report.finish(eip, status, settings.resyncInterval());
+        return report.finish(eip, status, paced(settings.resyncInterval()));
       }
       ElasticIp held = address.address(eip, selector, status);
       if (held == AddressStep.GONE) {
@@ -160,7 +164,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
       } else {
         again = nodeMode.reconcile(eip, held, status, context);
       }
-      return report.finish(eip, status, again);
+      return report.finish(eip, status, paced(again));
     } catch (ElasticIpException e) {
       report.awsError(eip, status, e.getMessage());
       return report.finish(eip, status, RETRY_AWS);
@@ -169,6 +173,11 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         addresses.changed(eip.getMetadata().getUid()); // after the change: the next snapshot shows it
       }
     }
+  }
+
+  /** The resync itself falls on the interval's grid ({@link ResyncSchedule}); an earlier review stays as it is. */
+  private Duration paced(Duration again) {
+    return again.equals(settings.resyncInterval()) ? ResyncSchedule.untilNext(clock.instant(), again) : again;
   }
 
   /** Nothing may hold the address now: disassociate it if it is, say why. */

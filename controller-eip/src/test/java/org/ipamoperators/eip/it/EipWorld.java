@@ -2,6 +2,7 @@ package org.ipamoperators.eip.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.monitoring.Metrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -22,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.ipamoperators.cloud.aws.eip.ElasticIp;
 import org.ipamoperators.cloud.aws.eip.ElasticIps;
 import org.ipamoperators.eip.EipControllers;
@@ -53,9 +56,8 @@ import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
  */
 final class EipWorld implements AutoCloseable {
   static final String CLUSTER = "test-cluster";
-  /** 3 s, so the ITs see a resync soon; the steady-state benchmark may set another with -Dipam.steady.resync=120s. */
-  static final Duration RESYNC = Duration.ofSeconds(Long.parseLong(
-      System.getProperty("ipam.steady.resync", "3s").replaceAll("s$", "")));
+  /** 3 s, so the ITs see a resync soon (the steady-state benchmark passes its own). */
+  static final Duration RESYNC = Duration.ofSeconds(3);
 
   final KubernetesClient kube;
   final String ns;
@@ -67,6 +69,10 @@ final class EipWorld implements AutoCloseable {
   private int nextHostIp = 10;
   final String zone = "us-east-1a";
   final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+  /** The same calls with the thread that made them: the reconcilers' threads are named after their controller. */
+  final List<Call> callers = Collections.synchronizedList(new ArrayList<>());
+  /** Reconciles of Eips started (JOSDK's metrics hook), so a count of calls can be put beside the work done. */
+  final AtomicLong eipReconciles = new AtomicLong();
   /** Operation name → AWS error code to answer with instead (each entry used once). */
   final Map<String, String> failNext = Collections.synchronizedMap(new HashMap<>());
   /** Operation name → throw after EC2 did the work (the operator "dies" before recording it). */
@@ -103,6 +109,7 @@ final class EipWorld implements AutoCloseable {
               throw new IllegalStateException("this operator is dead: no more calls");
             }
             calls.add(op);
+            callers.add(new Call(op, Thread.currentThread().getName()));
             String code = failNext.remove(op);
             if (code != null) {
               throw Ec2Exception.builder().statusCode(400).awsErrorDetails(AwsErrorDetails.builder()
@@ -137,7 +144,14 @@ final class EipWorld implements AutoCloseable {
   Operator start(KubeApiServer server, MotoServer moto, EipSettings settings) {
     KubernetesClient c = server.newClient();
     Operator op = new Operator(o -> o.withKubernetesClient(c).withCloseClientOnStop(true)
-        .withCacheSyncTimeout(Duration.ofSeconds(30)));
+        .withCacheSyncTimeout(Duration.ofSeconds(30)).withMetrics(new Metrics() {
+          @Override
+          public void reconciliationExecutionStarted(HasMetadata resource, Map<String, Object> metadata) {
+            if (resource instanceof Eip) {
+              eipReconciles.incrementAndGet();
+            }
+          }
+        }));
     EipControllers.register(op, c, registry, settings, elasticIps(moto));
     op.start();
     operators.add(op);
@@ -147,6 +161,9 @@ final class EipWorld implements AutoCloseable {
   Operator start(KubeApiServer server, MotoServer moto) {
     return start(server, moto, settings(Map.of()));
   }
+
+  /** An EC2 call and the thread that made it. */
+  record Call(String operation, String thread) {}
 
   // --- EC2 -----------------------------------------------------------------------------------------
 
