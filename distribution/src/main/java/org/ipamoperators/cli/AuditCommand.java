@@ -59,6 +59,12 @@ final class AuditCommand implements Callable<Integer> {
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
   Format output;
 
+  @Option(names = "--controllers", split = ",", paramLabel = "NAME",
+      description = "audit only these controllers' claims and what they publish, comma-separated: egressip, vip,"
+          + " keepalived, eip (default: all; a migration audits each controller as it is switched, while the"
+          + " old operators of the others still hold their addresses)")
+  List<String> controllers;
+
   @Option(names = "--leak-grace", defaultValue = "5m", converter = DurationConverter.class,
       description = "how old an unpublished claim must be to count as a leak (default: ${DEFAULT-VALUE})")
   Duration leakGrace;
@@ -120,8 +126,15 @@ final class AuditCommand implements Callable<Integer> {
     ClusterFacts facts;
     CloudFacts cloudFacts = CloudFacts.NONE;
     EipFacts eipFacts = EipFacts.NONE;
+    java.util.Set<String> audited = controllers == null || controllers.isEmpty() ? ClusterFacts.ALL
+        : new java.util.TreeSet<>(controllers.stream().map(String::trim).toList());
+    if (!ClusterFacts.ALL.containsAll(audited)) {
+      err.println("ipam audit: --controllers takes " + new java.util.TreeSet<>(ClusterFacts.ALL) + ", not " + audited);
+      err.flush();
+      return 2;
+    }
     try (KubernetesClient client = new KubernetesClientBuilder().withConfig(cluster.config()).build()) {
-      facts = ClusterFacts.read(client, ClusterFacts.ALL, progress(err));
+      facts = ClusterFacts.read(client, audited, progress(err));
       if (cloud) {
         cloudFacts = CloudFacts.read(client, cloudSettings(), platform != null ? platform : CloudFacts.platformOverride());
       }

@@ -40,7 +40,7 @@ class MigrationPlannerTest {
     String scale = "kubectl scale deploy/egressip-ipam-operator-controller-manager --replicas=0 -n egressip-ipam-operator";
     assertThat(s.blockers()).extracting(Blocker::fix).containsExactly(scale);
     assertThat(s.steps()).first().isEqualTo(scale);
-    assertThat(s.steps()).last().isEqualTo("ipam audit");
+    assertThat(s.steps()).last().isEqualTo("ipam audit --controllers egressip");
     assertThat(s.steps()).contains("helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators"
         + " --create-namespace --reuse-values --set controllers.egressip.enabled=true");
   }
@@ -74,7 +74,7 @@ class MigrationPlannerTest {
       assertThat(b.problem()).contains("field manager eip.materialize.cloud");
       assertThat(b.fix()).isEqualTo(apply);
     });
-    assertThat(s.steps()).containsSubsequence("tar xzf ipam-operators-1.0.tgz", apply, "ipam audit");
+    assertThat(s.steps()).containsSubsequence("tar xzf ipam-operators-1.0.tgz", apply, "ipam audit --controllers eip");
   }
 
   @Test
