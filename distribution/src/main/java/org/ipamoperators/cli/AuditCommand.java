@@ -45,7 +45,8 @@ import picocli.CommandLine.Spec;
         "a node whose interface cannot be read is reported as unknown. With --eip-cluster-name",
         "it also compares each Eip's status with the Elastic IPs EC2 tags with that cluster.",
         "Nothing on a cloud is ever changed by the audit."},
-    footer = {"", "Exit status: 0 clean; 1 findings; 2 the cluster could not be read."})
+    footer = {"", "Exit status: 0 clean; 1 findings; 2 the cluster could not be read, or --controllers named"
+        + " an unknown controller."})
 final class AuditCommand implements Callable<Integer> {
   enum Format { text, json }
 
