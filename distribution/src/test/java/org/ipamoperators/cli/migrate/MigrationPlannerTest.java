@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import org.ipamoperators.cli.IpamRun;
+import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.cli.migrate.Facts.Checked;
 import org.ipamoperators.cli.migrate.Facts.Crd;
 import org.ipamoperators.cli.migrate.Facts.Deployment;
@@ -159,6 +161,23 @@ class MigrationPlannerTest {
     assertThat(helm(MigrationPlanner.plan(List.of(egress, eip), TARGET), "eip")).doesNotContain("egressip.enabled");
     assertThat(helm(MigrationPlanner.plan(List.of(egress, eip), TARGET), "egressip"))
         .endsWith("--set controllers.egressip.enabled=true");
+  }
+
+  /**
+   * Each section's audit is its own controller's: until its own switch, another old operator's addresses and router
+   * ids are claimed by no ledger, and a full audit would report each as an orphan.
+   */
+  @Test
+  void eachSectionEndsWithAnAuditOfItsOwnControllerWhichIpamAuditKnows() {
+    for (OldOperator op : OldOperator.values()) {
+      Deployment d = new Deployment("ns", op.project(), 0, List.of(), Map.of("CLUSTER_NAME", "prod"));
+      Section s = section(new Found(op, List.of(), List.of(), List.of(d), Map.of(), List.of(), List.of()));
+      assertThat(s.steps()).as(op.project()).last().isEqualTo("ipam audit --controllers " + op.controller());
+      assertThat(ClusterFacts.ALL).contains(op.controller());
+    }
+    IpamRun bad = IpamRun.of("audit", "--controllers", "egressip,keepalived-operator");
+    assertThat(bad.exit()).as(bad.err()).isEqualTo(2);
+    assertThat(bad.err()).contains("expected one of [egressip, vip, keepalived, eip]", "'keepalived-operator'");
   }
 
   private static String helm(MigrationReport report, String controller) {
