@@ -131,7 +131,7 @@ class MigrateIT {
         "kubectl apply --server-side --force-conflicts -f ipam-operators/crds/egressipams.redhatcop.redhat.io-v1.yml",
         "helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators --create-namespace --reuse-values"
             + " --set controllers.egressip.enabled=true",
-        "ipam audit");
+        "ipam audit --controllers egressip");
 
     JsonNode keepalived = section(report, "keepalived-operator");
     assertThat(keepalived.path("installed").asBoolean()).isTrue();
@@ -154,7 +154,7 @@ class MigrateIT {
         "kubectl apply --server-side --force-conflicts -f ipam-operators/crds/ipgroups.paas.org-v1.yml",
         "helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators --create-namespace --reuse-values"
             + " --set controllers.vip.enabled=true",
-        "ipam audit");
+        "ipam audit --controllers vip");
 
     JsonNode eips = section(report, "k8s-eip-operator");
     String forced = "kubectl apply --server-side --force-conflicts -f ipam-operators/crds/eips.materialize.cloud-v1.yml";
@@ -191,11 +191,11 @@ class MigrateIT {
     JsonNode clean = JSON.readTree(after.out());
     assertThat(after.exit()).as(after.out()).isZero();
     assertThat(clean.path("blocked").asBoolean()).isFalse();
-    for (String[] taken : List.of(new String[] {"k8s-eip-operator", "eips.materialize.cloud-v1.yml"},
-        new String[] {"egressip-ipam-operator", "egressipams.redhatcop.redhat.io-v1.yml"})) {
+    for (String[] taken : List.of(new String[] {"k8s-eip-operator", "eips.materialize.cloud-v1.yml", "eip"},
+        new String[] {"egressip-ipam-operator", "egressipams.redhatcop.redhat.io-v1.yml", "egressip"})) {
       assertThat(texts(section(clean, taken[0]), "steps")).as("ours now: nothing to hand over")
           .noneMatch(step -> step.contains(taken[1]))
-          .contains("ipam audit");
+          .contains("ipam audit --controllers " + taken[2]);
     }
 
     // Switched: our CRD for every kind we serve, the old-only IP kind and the old Deployments gone. Our CRDs keep

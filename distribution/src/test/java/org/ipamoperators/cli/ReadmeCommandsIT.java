@@ -3,6 +3,28 @@ package org.ipamoperators.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
+import io.fabric8.kubernetes.api.model.LoadBalancerIngressBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import org.ipamoperators.controller.common.ids.IDClaim;
+import org.ipamoperators.eip.api.EipNames;
+import org.ipamoperators.keepalived.api.KeepalivedAnnotations;
+import org.ipamoperators.testsupport.LoopbackPorts;
+import org.ipamoperators.testsupport.moto.MotoServer;
+import org.ipamoperators.vip.api.VipAnnotations;
+import org.ipamoperators.vip.legacy.LegacyKinds;
+import software.amazon.awssdk.services.ec2.Ec2Client;
+import software.amazon.awssdk.services.ec2.model.Address;
+import software.amazon.awssdk.services.ec2.model.DomainType;
+import software.amazon.awssdk.services.ec2.model.ResourceType;
+import software.amazon.awssdk.services.ec2.model.Tag;
+import software.amazon.awssdk.services.ec2.model.TagSpecification;
 import com.marcnuri.helm.Helm;
 import com.marcnuri.helm.InstallCommand;
 import com.marcnuri.helm.Release;
@@ -48,9 +70,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Commands run with bash in a scratch directory that links the checkout's {@code distribution/} and
  * {@code examples/} (so {@code java -jar distribution/target/ipam.jar} is the jar this build made), against a
  * private kube-apiserver through {@code KUBECONFIG}, with the test environment's kubectl first on the PATH. Helm
- * commands run through Helm's own library (helm-java) with the arguments bash gives them. The steps
- * {@code ipam migrate} prints for a cluster of egressip-ipam-operator and k8s-eip-operator are run the same way, in
- * their order.
+ * commands run through Helm's own library (helm-java) with the arguments bash gives them ({@code --set-json}, which
+ * helm-java lacks, as a values file). The steps {@code ipam migrate} prints for a cluster of all four old operators
+ * are run the same way, in their order.
  */
 class ReadmeCommandsIT {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -203,69 +225,157 @@ class ReadmeCommandsIT {
     }
   }
 
+  /**
+   * A cluster of all four old operators, each with its CRDs as it ships them, its samples and what it holds (an
+   * egress IP, router ids, a Service's address, an Elastic IP in moto): {@code ipam migrate}'s steps run in the
+   * order printed. Each section's audit runs once the operator the chart got runs, from the jar with the
+   * Deployment's own arguments (no kubelet here), and is clean; afterwards nothing blocks and nothing that was
+   * assigned has changed.
+   */
   @Test
   void theMigrationReportAndEveryStepItPrintsRunAsWritten(@TempDir Path dir) throws Exception {
+    MotoServer moto = MotoServer.shared();
+    moto.reset();
     KubeApiServer server = KubeApiServer.startPrivate();
-    try (KubernetesClient admin = server.newClient()) {
+    Map<String, Process> operators = new LinkedHashMap<>();
+    try (KubernetesClient admin = server.newClient(); Ec2Client ec2 = moto.ec2Client()) {
       oldEgressOperator(admin);
-      oldEipOperator(admin);
+      oldKeepalivedOperator(admin);
+      oldVipOperator(admin);
+      Address held = oldEipOperator(admin, ec2, moto.endpoint());
       Shell sh = new Shell(scratch(dir), OperatorRun.writeKubeconfig(dir, server.kubeconfig()));
       Shell.Result report = sh.run(MIGRATE);
       assertThat(report.exit()).as(report.toString()).isEqualTo(1);
-      assertThat(report.out()).contains("egressip-ipam-operator -> controllers.egressip",
-          "adopted: Namespace pay: egress IPs 192.169.0.5 kept (EgressIPAM egressipam-baremetal)", "BLOCKER: Deployment");
+      assertThat(report.out()).as(report.toString()).contains("egressip-ipam-operator -> controllers.egressip",
+          "adopted: Namespace pay: egress IPs 192.169.0.5 kept (EgressIPAM egressipam-baremetal)", "BLOCKER: Deployment",
+          "adopted: KeepalivedGroup keepalived-operator/keepalivedgroup-workers: router ids {shop/web=3} kept",
+          "adopted: IP 192.0.2.10: claimed for Service shop/web-lb in IPGroup web-pool",
+          "BLOCKER: IPGroup ipgroup-sample would be refused",
+          "adopted: Eip shop/web: Elastic IP " + held.allocationId() + " (" + held.publicIp() + ") kept");
+      // The one fix that is no command: the vip project's own sample IPGroup has no spec, which ours refuses.
+      GenericKubernetesResource sample = admin.genericKubernetesResources("paas.org/v1", "IPGroup")
+          .withName("ipgroup-sample").get();
+      sample.getAdditionalProperties().put("spec", Map.of("segment", "203.0.113.0/24", "excludedIPs", List.of()));
+      admin.resource(sample).update();
       List<String> steps = new ArrayList<>();
       Matcher m = STEP.matcher(report.out());
       while (m.find()) {
         steps.add(m.group(1));
       }
-      // egressip: scale, tar, CRD hand-over, helm, audit; eip (scaled to zero already): the same but the scale.
-      assertThat(steps).as(report.out()).hasSize(9);
+      // egressip, keepalived, vip: scale, tar, CRD hand-over, helm, audit; eip (scaled to zero already): no scale.
+      assertThat(steps).as(report.out()).hasSize(19);
       for (String step : steps) {
         if (step.startsWith("helm ")) {
           assertThat(sh.helm(step).getStatus()).as(step).isEqualTo("deployed");
-        } else if (step.equals("ipam audit")) {
-          // The chart's pods would run the controller; no kubelet here, so the same operator runs from the jar.
-          Files.createDirectories(sh.dir().resolve("providers"));
-          Process operator = sh.start(OPERATOR, "operator");
-          try {
-            // egressip claims in IPBlocks (64 addresses each), the other controllers in IPClaims.
-            sh.await("operator", () -> !admin.genericKubernetesResources("ipam.ipamoperators.org/v1alpha1",
-                "IPBlock").list().getItems().isEmpty() || !operator.isAlive());
-            assertThat(operator.isAlive()).as(sh.log("operator")).isTrue();
-            Shell.Result audit = sh.run(substituted(step));
-            assertThat(audit.exit()).as(audit.toString()).isZero();
-          } finally {
-            operator.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-          }
+        } else if (step.startsWith("ipam audit")) {
+          startChartOperators(sh, admin, operators);
+          // Clean once the controller has taken over what the old operator left (until then: orphans).
+          Shell.Result[] last = new Shell.Result[1];
+          sh.await(() -> operators.values().stream().map(Process::isAlive).toList() + "\n" + last[0], () -> {
+            last[0] = sh.run(substituted(step));
+            return last[0].exit() == 0 || operators.values().stream().anyMatch(p -> !p.isAlive());
+          });
+          assertThat(last[0].exit()).as(last[0] + "\n" + operatorLogs(sh, operators)).isZero();
         } else {
           Shell.Result r = sh.run(substituted(step));
           assertThat(r.exit()).as(r.toString()).isZero();
         }
       }
-      assertThat(admin.apps().deployments().inNamespace("egressip-ipam-operator")
-          .withName("egressip-ipam-operator-controller-manager").get().getSpec().getReplicas()).isZero();
+      for (String[] old : new String[][] {{"egressip-ipam-operator", "egressip-ipam-operator-controller-manager"},
+          {"keepalived-operator", "keepalived-operator-controller-manager"},
+          {"keepalived-allocator-operator", "keepalived-allocator-operator-controller-manager"}}) {
+        assertThat(admin.apps().deployments().inNamespace(old[0]).withName(old[1]).get().getSpec().getReplicas())
+            .as(old[1]).isZero();
+      }
       assertThat(admin.apps().deployments().inNamespace("ipam-operators").list().getItems())
-          .extracting(d -> d.getMetadata().getName()).containsExactlyInAnyOrder("ipam-egressip", "ipam-eip");
+          .extracting(d -> d.getMetadata().getName())
+          .containsExactlyInAnyOrder("ipam-egressip", "ipam-keepalived", "ipam-vip", "ipam-eip");
       // Real kubectl's --force-conflicts took the eip CRD from k8s-eip-operator's server-side-apply manager.
       assertThat(admin.apiextensions().v1().customResourceDefinitions().withName("eips.materialize.cloud").get()
           .getMetadata().getManagedFields()).extracting(f -> f.getManager()).contains("kubectl");
-      // The chart installed every CRD: ours keep the old groups and kinds, yet they are not taken for the old
-      // operators'; egressip's and eip's parts are done and nothing blocks.
+      // Every CRD is ours now: they keep the old groups and kinds, yet are not taken for the old operators'; every
+      // part is done and nothing blocks.
       Shell.Result after = sh.run(MIGRATE);
       assertThat(after.exit()).as(after.toString()).isZero();
-      assertThat(after.out()).as(after.toString()).contains("keepalived-operator: not installed",
-          "vip-allocator-operator: not installed");
-      String egress = after.out().substring(after.out().indexOf("egressip-ipam-operator ->")).split("\n(?=\\S)")[0];
-      assertThat(egress).as(after.toString()).contains("adopted: Namespace pay: egress IPs 192.169.0.5 kept")
-          .doesNotContain("BLOCKER", "kubectl scale");
-      String eip = after.out().substring(after.out().indexOf("k8s-eip-operator ->")).split("\n(?=\\S)")[0];
-      assertThat(eip).as(after.toString()).doesNotContain("BLOCKER", "--force-conflicts");
-      assertThat(admin.namespaces().withName("pay").get().getMetadata().getAnnotations())
-          .containsEntry(EgressAnnotations.EGRESSIPS, "192.169.0.5");
+      for (String section : List.of("egressip-ipam-operator ->", "keepalived-operator ->", "vip-allocator-operator ->",
+          "k8s-eip-operator ->")) {
+        assertThat(after.out()).as(after.toString()).contains(section);
+        String part = after.out().substring(after.out().indexOf(section)).split("\n(?=\\S)")[0];
+        assertThat(part).as(after.toString()).doesNotContain("BLOCKER", "kubectl scale", "--force-conflicts");
+      }
+      assertThat(after.out()).contains("adopted: Namespace pay: egress IPs 192.169.0.5 kept",
+          "router ids {shop/web=3} kept", "Elastic IP " + held.allocationId() + " (" + held.publicIp() + ") kept");
+      nothingAssignedChanged(admin, ec2, held);
     } finally {
+      for (Process p : operators.values()) {
+        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
       server.stop();
     }
+  }
+
+  /** What the old operators had assigned is what the new controllers hold: no address or router id moved. */
+  private static void nothingAssignedChanged(KubernetesClient admin, Ec2Client ec2, Address held) {
+    assertThat(admin.namespaces().withName("pay").get().getMetadata().getAnnotations())
+        .containsEntry(EgressAnnotations.EGRESSIPS, "192.169.0.5");
+    GenericKubernetesResource group = admin.genericKubernetesResources("redhatcop.redhat.io/v1alpha1",
+        "KeepalivedGroup").inNamespace("keepalived-operator").withName("keepalivedgroup-workers").get();
+    assertThat(((Map<?, ?>) group.getAdditionalProperties().get("status")).get("routerIDs")).as("router ids")
+        .isEqualTo(Map.of("shop/web", 3));
+    assertThat(admin.resources(IDClaim.class).list().getItems()).as("the ledger holds router id 3 for the group")
+        .anySatisfy(c -> {
+          assertThat(c.getSpec().id()).isEqualTo(3);
+          assertThat(c.getSpec().owner().name()).isEqualTo("keepalivedgroup-workers");
+        });
+    assertThat(admin.services().inNamespace("shop").withName("web-lb").get().getStatus().getLoadBalancer()
+        .getIngress()).extracting(LoadBalancerIngress::getIp).containsExactly("192.0.2.10");
+    GenericKubernetesResource eip = admin.genericKubernetesResources("materialize.cloud/v2", "Eip").inNamespace("shop")
+        .withName("web").get();
+    Map<?, ?> status = (Map<?, ?>) eip.getAdditionalProperties().get("status");
+    assertThat(status.get("allocationId")).isEqualTo(held.allocationId());
+    assertThat(status.get("publicIpAddress")).isEqualTo(held.publicIp());
+    assertThat(eip.getMetadata().getFinalizers()).containsExactly(EipNames.EIP_FINALIZER);
+    assertThat(ec2.describeAddresses().addresses()).as("moto's Elastic IPs")
+        .extracting(Address::allocationId, Address::publicIp)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(held.allocationId(), held.publicIp()));
+  }
+
+  /**
+   * Each Deployment the chart made that is not running yet, run from the jar as its pod would run it: the
+   * container's own arguments and environment, with a free loopback port, the test's kubeconfig and the release's
+   * namespace for the Lease (a pod's own). The eip controller gets moto's credentials in place of the pod's IAM role.
+   */
+  private static void startChartOperators(Shell sh, KubernetesClient admin, Map<String, Process> running)
+      throws Exception {
+    for (Deployment d : admin.apps().deployments().inNamespace("ipam-operators").list().getItems()) {
+      String name = d.getMetadata().getName();
+      if (running.containsKey(name)) {
+        continue;
+      }
+      Container c = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+      List<String> args = new ArrayList<>(c.getArgs().stream().filter(a -> !a.startsWith("--http-port")).toList());
+      args.addAll(List.of("--http-port=" + LoopbackPorts.freePort(), "--bind-address=127.0.0.1",
+          "--kubeconfig=" + sh.kubeconfig(), "--namespace=ipam-operators"));
+      Map<String, String> env = new LinkedHashMap<>();
+      for (EnvVar v : c.getEnv()) {
+        if (v.getValue() != null && !v.getName().equals("JAVA_TOOL_OPTIONS")) { // the container's heap sizing
+          env.put(v.getName(), v.getValue());
+        }
+      }
+      env.putAll(Map.of("AWS_ACCESS_KEY_ID", "test", "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED",
+          "true"));
+      running.put(name, OperatorProcess.start(sh.dir(), name, args, env));
+    }
+  }
+
+  private static String operatorLogs(Shell sh, Map<String, Process> operators) throws IOException {
+    StringBuilder b = new StringBuilder();
+    for (Map.Entry<String, Process> e : operators.entrySet()) {
+      String log = sh.log(e.getKey());
+      b.append("=== ").append(e.getKey()).append(e.getValue().isAlive() ? " (running)" : " (exited)").append('\n')
+          .append(log.length() > 6000 ? log.substring(log.length() - 6000) : log).append('\n');
+    }
+    return b.toString();
   }
 
   @Test
@@ -317,13 +427,13 @@ class ReadmeCommandsIT {
   }
 
   /**
-   * k8s-eip-operator's CRD server-side applied by its field manager (as it does at each start), an Eip still without
-   * an Elastic IP, and its Deployment scaled to zero with the settings the helm step takes over. Data only.
+   * k8s-eip-operator's CRD server-side applied by its field manager (as it does at each start), an Eip holding an
+   * Elastic IP as the old operator leaves it (allocated with its tags, recorded in the status, its finalizer; its
+   * pod not running), and its Deployment scaled to zero with the settings the helm step takes over. Returns the
+   * address.
    */
-  private static void oldEipOperator(KubernetesClient admin) throws IOException {
-    for (String ns : List.of("eip", "shop")) {
-      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
-    }
+  private static Address oldEipOperator(KubernetesClient admin, Ec2Client ec2, URI endpoint) throws IOException {
+    admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("eip").endMetadata().build()).create();
     try (InputStream in = ReadmeCommandsIT.class.getClassLoader().getResourceAsStream("migrate/eip/00-crd.json")) {
       CustomResourceDefinition crd = admin.getKubernetesSerialization().unmarshal(in, CustomResourceDefinition.class);
       admin.apiextensions().v1().customResourceDefinitions().resource(crd).fieldManager(MigrateIT.EIP_MANAGER)
@@ -333,16 +443,115 @@ class ReadmeCommandsIT {
     GenericKubernetesResource eip = new GenericKubernetesResource();
     eip.setApiVersion("materialize.cloud/v2");
     eip.setKind("Eip");
-    eip.setMetadata(new ObjectMetaBuilder().withName("web").withNamespace("shop").build());
+    eip.setMetadata(new ObjectMetaBuilder().withName("web").withNamespace("shop")
+        .withFinalizers(EipNames.EIP_FINALIZER).build());
     eip.getAdditionalProperties().put("spec", Map.of("selector", Map.of("pod", Map.of("podName", "web-0"))));
-    admin.resource(eip).create();
+    String uid = admin.resource(eip).fieldManager(MigrateIT.EIP_MANAGER).serverSideApply().getMetadata().getUid();
+    String cluster = "test";
+    List<Tag> tags = List.of(tag(EipNames.TAG_UID, uid), tag(EipNames.TAG_NAME, "web"),
+        tag(EipNames.TAG_NAMESPACE, "shop"), tag(EipNames.TAG_CLUSTER, cluster), tag(EipNames.TAG_POD, "web-0"),
+        tag(EipNames.TAG_NAME_AWS, "eip-operator:" + cluster + ":shop:web"));
+    String id = ec2.allocateAddress(r -> r.domain(DomainType.VPC).tagSpecifications(TagSpecification.builder()
+        .resourceType(ResourceType.ELASTIC_IP).tags(tags).build())).allocationId();
+    Address a = ec2.describeAddresses(r -> r.allocationIds(id)).addresses().get(0);
+    admin.genericKubernetesResources("materialize.cloud/v2", "Eip").inNamespace("shop").withName("web")
+        .subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"allocationId\":\""
+            + a.allocationId() + "\",\"publicIpAddress\":\"" + a.publicIp() + "\"}}");
     admin.apps().deployments().inNamespace("eip").resource(new DeploymentBuilder().withNewMetadata()
         .withName("eip-operator").endMetadata().withNewSpec().withReplicas(0).withNewSelector()
         .addToMatchLabels("app", "eip-operator").endSelector().withNewTemplate().withNewMetadata()
         .addToLabels("app", "eip-operator").endMetadata().withNewSpec().addNewContainer().withName("manager")
-        .withImage("materialize/k8s-eip-operator").addNewEnv().withName("CLUSTER_NAME").withValue("test").endEnv()
-        .addNewEnv().withName("AWS_REGION").withValue("me-south-1").endEnv().endContainer().endSpec().endTemplate()
-        .endSpec().build()).create();
+        .withImage("materialize/k8s-eip-operator").addNewEnv().withName("CLUSTER_NAME").withValue(cluster).endEnv()
+        .addNewEnv().withName("AWS_REGION").withValue(MotoServer.REGION.id()).endEnv()
+        .addNewEnv().withName("AWS_ENDPOINT_URL").withValue(endpoint.toString()).endEnv()
+        .addNewEnv().withName("DEFAULT_TAGS").withValue("{\"team\":\"shop\"}").endEnv().endContainer().endSpec()
+        .endTemplate().endSpec().build()).create();
+    return a;
+  }
+
+  private static Tag tag(String key, String value) {
+    return Tag.builder().key(key).value(value).build();
+  }
+
+  /**
+   * keepalived-operator's CRD and sample as they ship, the router id it recorded for a Service whose external IP
+   * the group announces, and its running Deployment.
+   */
+  private static void oldKeepalivedOperator(KubernetesClient admin) {
+    for (String ns : List.of("keepalived-operator", "shop")) {
+      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    }
+    for (CustomResourceDefinition crd : CrdInstaller.load("migrate/keepalived/00-crd.yaml")) {
+      install(admin, crd);
+    }
+    createAll(admin, "migrate/keepalived/10-keepalivedgroup.yaml", "keepalived-operator");
+    GenericKubernetesResource group = admin.genericKubernetesResources("redhatcop.redhat.io/v1alpha1",
+        "KeepalivedGroup").inNamespace("keepalived-operator").withName("keepalivedgroup-workers").get();
+    group.getAdditionalProperties().put("status", Map.of("routerIDs", Map.of("shop/web", 3)));
+    admin.resource(group).updateStatus();
+    admin.services().inNamespace("shop").resource(new ServiceBuilder().withNewMetadata().withName("web")
+        .addToAnnotations(KeepalivedAnnotations.GROUP, "keepalived-operator/keepalivedgroup-workers")
+        .endMetadata().withNewSpec().withType("ClusterIP").withExternalIPs("198.51.100.20").addNewPort().withPort(80)
+        .endPort().endSpec().build()).create();
+    oldDeployment(admin, "keepalived-operator", "keepalived-operator-controller-manager",
+        "registry.example/redhat-cop/keepalived-operator:v1.5.0");
+  }
+
+  /**
+   * vip-allocator-operator's CRDs and samples as they ship, a pool, the IP object reserving a Service's address and
+   * that Service as the old operator left it (its address in the status, its finalizer), its running Deployment.
+   */
+  private static void oldVipOperator(KubernetesClient admin) {
+    for (CustomResourceDefinition crd : CrdInstaller.load("migrate/vip/00-crd-ipgroups.yaml",
+        "migrate/vip/00-crd-ips.yaml")) {
+      install(admin, crd);
+    }
+    createAll(admin, "migrate/vip/10-ipgroup.yaml", null);
+    createAll(admin, "migrate/vip/10-ip.yaml", null);
+    GenericKubernetesResource pool = new GenericKubernetesResource();
+    pool.setApiVersion("paas.org/v1");
+    pool.setKind("IPGroup");
+    pool.setMetadata(new ObjectMetaBuilder().withName("web-pool").build());
+    pool.getAdditionalProperties().put("spec", Map.of("segment", "192.0.2.0/24", "excludedIPs", List.of("192.0.2.0")));
+    admin.resource(pool).create();
+    GenericKubernetesResource ip = new GenericKubernetesResource();
+    ip.setApiVersion("paas.org/v1");
+    ip.setKind("IP");
+    ip.setMetadata(new ObjectMetaBuilder().withName("192.0.2.10").addToLabels(LegacyKinds.LABEL_IPGROUP, "web-pool")
+        .addToAnnotations(LegacyKinds.OWNER_ANNOTATION, "shop/web-lb").build());
+    admin.resource(ip).create();
+    admin.services().inNamespace("shop").resource(new ServiceBuilder().withNewMetadata().withName("web-lb")
+        .withFinalizers(VipAnnotations.LEGACY_FINALIZER).endMetadata().withNewSpec().withType("LoadBalancer")
+        .withAllocateLoadBalancerNodePorts(false).addNewPort().withPort(80).endPort().endSpec().build()).create();
+    admin.services().inNamespace("shop").withName("web-lb").editStatus(s -> {
+      s.getStatus().getLoadBalancer().setIngress(List.of(new LoadBalancerIngressBuilder().withIp("192.0.2.10").build()));
+      return s;
+    });
+    oldDeployment(admin, "keepalived-allocator-operator", "keepalived-allocator-operator-controller-manager",
+        "registry.example/paas-team-324/keepalived-allocator-operator:v1.0.0");
+  }
+
+  private static void createAll(KubernetesClient admin, String resource, String namespace) {
+    try (InputStream in = ReadmeCommandsIT.class.getClassLoader().getResourceAsStream(resource)) {
+      for (HasMetadata o : admin.load(in).items()) {
+        o.getMetadata().setNamespace(namespace);
+        admin.resource(o).create();
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** An old operator's Deployment as its kustomize manifests name it, in a namespace of its own, one replica. */
+  private static void oldDeployment(KubernetesClient admin, String ns, String name, String image) {
+    if (admin.namespaces().withName(ns).get() == null) {
+      admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
+    }
+    admin.apps().deployments().inNamespace(ns).resource(new DeploymentBuilder().withNewMetadata()
+        .withName(name).endMetadata().withNewSpec().withReplicas(1).withNewSelector().addToMatchLabels("app", name)
+        .endSelector().withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata().withNewSpec()
+        .addNewContainer().withName("manager").withImage(image).endContainer().endSpec().endTemplate().endSpec()
+        .build()).create();
   }
 
   /** egressip-ipam-operator's CRD as it ships, its sample, a namespace holding an egress IP, its running Deployment. */
@@ -362,12 +571,8 @@ class ReadmeCommandsIT {
     admin.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("pay")
         .addToAnnotations(EgressAnnotations.EGRESSIPAM, "egressipam-baremetal")
         .addToAnnotations(EgressAnnotations.EGRESSIPS, "192.169.0.5").endMetadata().build()).create();
-    String name = "egressip-ipam-operator-controller-manager";
-    admin.apps().deployments().inNamespace("egressip-ipam-operator").resource(new DeploymentBuilder().withNewMetadata()
-        .withName(name).endMetadata().withNewSpec().withReplicas(1).withNewSelector().addToMatchLabels("app", name)
-        .endSelector().withNewTemplate().withNewMetadata().addToLabels("app", name).endMetadata().withNewSpec()
-        .addNewContainer().withName("manager").withImage("registry.example/redhat-cop/egressip-ipam-operator:v1.2.4")
-        .endContainer().endSpec().endTemplate().endSpec().build()).create();
+    oldDeployment(admin, "egressip-ipam-operator", "egressip-ipam-operator-controller-manager",
+        "registry.example/redhat-cop/egressip-ipam-operator:v1.2.4");
   }
 
   private static void install(KubernetesClient admin, CustomResourceDefinition crd) {
@@ -431,6 +636,16 @@ class ReadmeCommandsIT {
       }
     }
 
+    /** Waits for the condition, failing with what {@code describe} says then. */
+    void await(java.util.function.Supplier<String> describe, java.util.concurrent.Callable<Boolean> condition) {
+      try {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1))
+            .ignoreExceptions().until(condition);
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        throw new AssertionError(e.getMessage() + "\n" + describe.get(), e);
+      }
+    }
+
     String out(String name) throws IOException {
       return read(name + ".out");
     }
@@ -452,6 +667,7 @@ class ReadmeCommandsIT {
   static Release helmJava(List<String> words, Path dir, Path kubeconfig) {
     List<String> positional = new ArrayList<>();
     Map<String, String> set = new LinkedHashMap<>();
+    Map<String, String> setJson = new LinkedHashMap<>();
     Set<String> flags = new TreeSet<>();
     String namespace = null;
     for (int i = 1; i < words.size(); i++) {
@@ -462,6 +678,10 @@ class ReadmeCommandsIT {
           String[] kv = words.get(++i).split("=", 2);
           set.put(kv[0], kv[1]);
         }
+        case "--set-json" -> {
+          String[] kv = words.get(++i).split("=", 2);
+          setJson.put(kv[0], kv[1]);
+        }
         case "--install", "--create-namespace", "--reuse-values" -> flags.add(w);
         default -> {
           assertThat(w).as("a helm flag ReadmeCommandsIT does not pass to helm-java: %s", words).doesNotStartWith("-");
@@ -470,10 +690,12 @@ class ReadmeCommandsIT {
       }
     }
     assertThat(positional).as("helm %s NAME CHART: %s", words.get(0), words).hasSize(2);
+    Path values = setJson.isEmpty() ? null : setJsonValues(setJson, set.keySet(), dir);
     Helm chart = new Helm(dir.resolve(positional.get(1)));
     if (words.get(0).equals("install")) {
       InstallCommand c = chart.install().withName(positional.get(0)).withNamespace(namespace).withKubeConfig(kubeconfig);
       c = flags.contains("--create-namespace") ? c.createNamespace() : c;
+      c = values == null ? c : c.withValuesFile(values);
       for (Map.Entry<String, String> e : set.entrySet()) {
         c = c.set(e.getKey(), e.getValue());
       }
@@ -484,9 +706,47 @@ class ReadmeCommandsIT {
     c = flags.contains("--install") ? c.install() : c;
     c = flags.contains("--create-namespace") ? c.createNamespace() : c;
     c = flags.contains("--reuse-values") ? c.reuseValues() : c;
+    c = values == null ? c : c.withValuesFile(values);
     for (Map.Entry<String, String> e : set.entrySet()) {
       c = c.set(e.getKey(), e.getValue());
     }
     return c.call();
+  }
+
+  /**
+   * helm-java has no {@code --set-json}: each {@code KEY=JSON} becomes that JSON value at the dotted key of a values
+   * file passed with {@code -f}. Helm gives {@code --set} precedence over {@code -f}, as over {@code --set-json},
+   * so the two may not name the same key, or one inside the other.
+   */
+  static Path setJsonValues(Map<String, String> setJson, Set<String> setKeys, Path dir) {
+    ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    Map<String, Object> root = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : setJson.entrySet()) {
+      assertThat(setKeys).as("--set and --set-json on one key: %s", e.getKey())
+          .noneMatch(k -> k.equals(e.getKey()) || k.startsWith(e.getKey() + ".") || e.getKey().startsWith(k + "."));
+      assertThat(e.getKey()).as("a --set-json key with an escaped dot or an index").doesNotContain("\\", "[");
+      String[] path = e.getKey().split("\\.");
+      Map<String, Object> at = root;
+      for (int i = 0; i < path.length - 1; i++) {
+        at = cast(at.computeIfAbsent(path[i], k -> new LinkedHashMap<String, Object>()));
+      }
+      try {
+        at.put(path[path.length - 1], json.readValue(e.getValue(), Object.class));
+      } catch (IOException x) {
+        throw new AssertionError("--set-json " + e.getKey() + "=" + e.getValue() + ": not one JSON value", x);
+      }
+    }
+    try {
+      Path file = Files.createTempFile(dir, "set-json-", ".json");
+      return Files.writeString(file, json.writeValueAsString(root));
+    } catch (IOException x) {
+      throw new java.io.UncheckedIOException(x);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> cast(Object o) {
+    assertThat(o).as("a --set-json key inside another's value").isInstanceOf(Map.class);
+    return (Map<String, Object>) o;
   }
 }

@@ -72,7 +72,9 @@ public final class MigrationPlanner {
     }
     steps.add(helmStep(f, target, blockers) + (egress || f.operator() == OldOperator.EGRESSIP ? ""
         : " --set controllers.egressip.enabled=false"));
-    steps.add("ipam audit");
+    // This controller only: the others' addresses are still their old operators' (unclaimed in the ledger) until
+    // their own sections are done, and a full audit would report each as an orphan.
+    steps.add("ipam audit --controllers " + op.controller());
     List<String> adopted = f.held().stream().map(h -> h.kind() + " " + h.ref() + ": " + h.what()).toList();
     return new Section(op.project(), op.controller(), true, f.counts(), adopted, blockers, steps);
   }

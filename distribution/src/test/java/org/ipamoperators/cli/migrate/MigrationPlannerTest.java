@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import org.ipamoperators.cli.IpamRun;
+import org.ipamoperators.cli.audit.ClusterFacts;
 import org.ipamoperators.cli.migrate.Facts.Checked;
 import org.ipamoperators.cli.migrate.Facts.Crd;
 import org.ipamoperators.cli.migrate.Facts.Deployment;
@@ -40,7 +42,7 @@ class MigrationPlannerTest {
     String scale = "kubectl scale deploy/egressip-ipam-operator-controller-manager --replicas=0 -n egressip-ipam-operator";
     assertThat(s.blockers()).extracting(Blocker::fix).containsExactly(scale);
     assertThat(s.steps()).first().isEqualTo(scale);
-    assertThat(s.steps()).last().isEqualTo("ipam audit");
+    assertThat(s.steps()).last().isEqualTo("ipam audit --controllers egressip");
     assertThat(s.steps()).contains("helm upgrade --install ipam ipam-operators-1.0.tgz -n ipam-operators"
         + " --create-namespace --reuse-values --set controllers.egressip.enabled=true");
   }
@@ -74,7 +76,7 @@ class MigrationPlannerTest {
       assertThat(b.problem()).contains("field manager eip.materialize.cloud");
       assertThat(b.fix()).isEqualTo(apply);
     });
-    assertThat(s.steps()).containsSubsequence("tar xzf ipam-operators-1.0.tgz", apply, "ipam audit");
+    assertThat(s.steps()).containsSubsequence("tar xzf ipam-operators-1.0.tgz", apply, "ipam audit --controllers eip");
   }
 
   @Test
@@ -159,6 +161,23 @@ class MigrationPlannerTest {
     assertThat(helm(MigrationPlanner.plan(List.of(egress, eip), TARGET), "eip")).doesNotContain("egressip.enabled");
     assertThat(helm(MigrationPlanner.plan(List.of(egress, eip), TARGET), "egressip"))
         .endsWith("--set controllers.egressip.enabled=true");
+  }
+
+  /**
+   * Each section's audit is its own controller's: until its own switch, another old operator's addresses and router
+   * ids are claimed by no ledger, and a full audit would report each as an orphan.
+   */
+  @Test
+  void eachSectionEndsWithAnAuditOfItsOwnControllerWhichIpamAuditKnows() {
+    for (OldOperator op : OldOperator.values()) {
+      Deployment d = new Deployment("ns", op.project(), 0, List.of(), Map.of("CLUSTER_NAME", "prod"));
+      Section s = section(new Found(op, List.of(), List.of(), List.of(d), Map.of(), List.of(), List.of()));
+      assertThat(s.steps()).as(op.project()).last().isEqualTo("ipam audit --controllers " + op.controller());
+      assertThat(ClusterFacts.ALL).contains(op.controller());
+    }
+    IpamRun bad = IpamRun.of("audit", "--controllers", "egressip,keepalived-operator");
+    assertThat(bad.exit()).as(bad.err()).isEqualTo(2);
+    assertThat(bad.err()).contains("expected one of [egressip, vip, keepalived, eip]", "'keepalived-operator'");
   }
 
   private static String helm(MigrationReport report, String controller) {
