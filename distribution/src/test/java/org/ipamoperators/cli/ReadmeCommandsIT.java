@@ -102,8 +102,8 @@ class ReadmeCommandsIT {
       + " which the test environment has none of; scripts/test.sh builds the images as root, ImageIT and"
       + " ControllerImagesIT run and check them";
 
-  /** README commands this environment cannot run, each with the reason. */
-  static final Map<String, String> NOT_RUN = Map.of(
+  /** README's shell-block commands that this environment does not run, each with the reason. */
+  private static final Map<String, String> NOT_RUN_BLOCKS = Map.of(
       "mvn -q -B package -DskipTests -pl distribution -am", "the build itself: this test runs in the build that made"
           + " distribution/target/ipam.jar and the chart",
       "scripts/test.sh", "runs every test, this one among them (.ci/run runs it)",
@@ -121,6 +121,27 @@ class ReadmeCommandsIT {
       "source <(" + IPAM + " completion zsh)", "needs zsh, which the test environment lacks; it is the script the"
           + " bash line sources (CompletionCommandTest checks it)");
 
+  private static final String BUILD = "a build of the project: this test runs inside one";
+
+  /** README's inline commands that this environment does not run, each with the reason. */
+  private static final Map<String, String> NOT_RUN_INLINE = Map.of(
+      "sudo bash scripts/test-env.sh", "prepares the test environment this test runs in (scripts/test.sh and .ci/run"
+          + " run it first)",
+      "mvn install", BUILD,
+      "mvn -B install", BUILD + " (scripts/test.sh without arguments)",
+      "mvn -B verify", BUILD + " (scripts/test.sh with arguments)",
+      "mvn -Prelease install", BUILD + ", with the sources and javadoc jars",
+      "mvn versions:set -DnewVersion=0.2.0-SNAPSHOT", "changes the version in every POM: a step of starting a new API"
+          + " line, not something a test may do to the checkout",
+      "scripts/test.sh -pl ipam-core", "runs ipam-core's tests, which this build runs",
+      "mvn -q -B package -DskipTests -pl benchmarks -am && java -jar benchmarks/target/benchmarks.jar",
+      "the JMH benchmarks: minutes of CPU measured alone (docs/benchmarks.md), not a check");
+
+  /** README commands this environment cannot run, each with the reason. */
+  static final Map<String, String> NOT_RUN = java.util.stream.Stream.of(NOT_RUN_BLOCKS, NOT_RUN_INLINE)
+      .flatMap(m -> m.entrySet().stream())
+      .collect(java.util.stream.Collectors.toUnmodifiableMap(Map.Entry::getKey, Map.Entry::getValue));
+
   /**
    * The only rewriting of a command: a migration step that calls the {@code ipam} launcher runs the jar (README's
    * own way of calling it).
@@ -129,6 +150,8 @@ class ReadmeCommandsIT {
 
   private static final Pattern FENCE = Pattern.compile("(?ms)^```(sh|bash|shell|console)\\s*\\n(.*?)^```");
   private static final Pattern INLINE = Pattern.compile("`([^`]+)`");
+  /** An inline code span that is a command line (a tool with arguments), not a name. */
+  private static final Pattern INLINE_COMMAND = Pattern.compile("(mvn|sudo|kubectl|helm|bash) .+|scripts/\\S+\\.sh .+");
   private static final Pattern STEP = Pattern.compile("(?m)^ {4}\\d+\\. (.+)$");
 
   @Test
@@ -143,7 +166,7 @@ class ReadmeCommandsIT {
 
   /**
    * Each command line of the shell blocks (continuations joined, whitespace collapsed, {@code &&} lists split), then
-   * each inline code span outside them that calls the jar.
+   * each inline code span outside them that calls the jar or is a command line of another tool.
    */
   static List<String> commands(String markdown) {
     List<String> out = new ArrayList<>();
@@ -162,7 +185,7 @@ class ReadmeCommandsIT {
     Matcher inline = INLINE.matcher(markdown.replaceAll("(?ms)^```.*?^```", ""));
     while (inline.find()) {
       String c = inline.group(1).trim().replaceAll("\\s+", " ");
-      if (c.contains("distribution/target/ipam.jar")) {
+      if (c.contains("distribution/target/ipam.jar") || INLINE_COMMAND.matcher(c).matches()) {
         out.add(c);
       }
     }
