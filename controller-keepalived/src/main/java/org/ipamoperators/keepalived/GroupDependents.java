@@ -74,9 +74,57 @@ final class GroupDependents {
     return Optional.empty();
   }
 
+  /**
+   * What the group's three dependents share: written with server-side apply as {@value #FIELD_MANAGER} (also the
+   * ConfigMap, which JOSDK leaves out of server-side apply by default), matched as that manager, read from the event
+   * source by the group's own id, with the owner reference {@link GroupObjects} sets.
+   */
+  abstract static class GroupDependent<R extends HasMetadata> extends KubernetesDependentResource<R, KeepalivedGroup>
+      implements Creator<R, KeepalivedGroup>, Updater<R, KeepalivedGroup> {
+    GroupDependent(Class<R> type) {
+      super(type);
+    }
+
+    /** Called after each write of the object. */
+    void written(Context<KeepalivedGroup> context) {}
+
+    @Override
+    public R create(R desired, KeepalivedGroup group, Context<KeepalivedGroup> context) {
+      R written = super.create(desired, group, named(context));
+      written(context);
+      return written;
+    }
+
+    @Override
+    public R update(R actual, R desired, KeepalivedGroup group, Context<KeepalivedGroup> context) {
+      R written = super.update(actual, desired, group, named(context));
+      written(context);
+      return written;
+    }
+
+    @Override
+    public Matcher.Result<R> match(R actual, R desired, KeepalivedGroup group, Context<KeepalivedGroup> context) {
+      return super.match(actual, desired, group, named(context));
+    }
+
+    @Override
+    public Optional<R> getSecondaryResource(KeepalivedGroup group, Context<KeepalivedGroup> context) {
+      return eventSource().flatMap(s -> s.get(ResourceID.fromResource(group)));
+    }
+
+    @Override
+    protected boolean useSSA(Context<KeepalivedGroup> context) {
+      return true;
+    }
+
+    @Override
+    protected void addReferenceHandlingMetadata(R desired, KeepalivedGroup group) {
+      // GroupObjects sets the controller owner reference.
+    }
+  }
+
   /** The group's ConfigMap; a real write is counted ({@code ipam_keepalived_group_config_changes}). */
-  public static final class ConfigMapDependent extends KubernetesDependentResource<ConfigMap, KeepalivedGroup>
-      implements Creator<ConfigMap, KeepalivedGroup>, Updater<ConfigMap, KeepalivedGroup> {
+  public static final class ConfigMapDependent extends GroupDependent<ConfigMap> {
     public ConfigMapDependent() {
       super(ConfigMap.class);
     }
@@ -88,45 +136,13 @@ final class GroupDependents {
     }
 
     @Override
-    public ConfigMap create(ConfigMap desired, KeepalivedGroup group, Context<KeepalivedGroup> context) {
-      ConfigMap written = super.create(desired, group, named(context));
+    void written(Context<KeepalivedGroup> context) {
       Input.of(context).configWritten().run();
-      return written;
-    }
-
-    @Override
-    public ConfigMap update(ConfigMap actual, ConfigMap desired, KeepalivedGroup group,
-        Context<KeepalivedGroup> context) {
-      ConfigMap written = super.update(actual, desired, group, named(context));
-      Input.of(context).configWritten().run();
-      return written;
-    }
-
-    @Override
-    public Matcher.Result<ConfigMap> match(ConfigMap actual, ConfigMap desired, KeepalivedGroup group,
-        Context<KeepalivedGroup> context) {
-      return super.match(actual, desired, group, named(context));
-    }
-
-    @Override
-    public Optional<ConfigMap> getSecondaryResource(KeepalivedGroup group, Context<KeepalivedGroup> context) {
-      return eventSource().flatMap(s -> s.get(ResourceID.fromResource(group)));
-    }
-
-    @Override
-    protected boolean useSSA(Context<KeepalivedGroup> context) {
-      return true; // JOSDK's default leaves ConfigMaps out of server-side apply
-    }
-
-    @Override
-    protected void addReferenceHandlingMetadata(ConfigMap desired, KeepalivedGroup group) {
-      // GroupObjects sets the controller owner reference.
     }
   }
 
   /** The group's DaemonSet. */
-  public static final class DaemonSetDependent extends KubernetesDependentResource<DaemonSet, KeepalivedGroup>
-      implements Creator<DaemonSet, KeepalivedGroup>, Updater<DaemonSet, KeepalivedGroup> {
+  public static final class DaemonSetDependent extends GroupDependent<DaemonSet> {
     public DaemonSetDependent() {
       super(DaemonSet.class);
     }
@@ -136,38 +152,6 @@ final class GroupDependents {
       Input input = Input.of(context);
       return annotatable(GroupObjects.daemonSet(group, input.settings(), input.metricsPort()));
     }
-
-    @Override
-    public DaemonSet create(DaemonSet desired, KeepalivedGroup group, Context<KeepalivedGroup> context) {
-      return super.create(desired, group, named(context));
-    }
-
-    @Override
-    public DaemonSet update(DaemonSet actual, DaemonSet desired, KeepalivedGroup group,
-        Context<KeepalivedGroup> context) {
-      return super.update(actual, desired, group, named(context));
-    }
-
-    @Override
-    public Matcher.Result<DaemonSet> match(DaemonSet actual, DaemonSet desired, KeepalivedGroup group,
-        Context<KeepalivedGroup> context) {
-      return super.match(actual, desired, group, named(context));
-    }
-
-    @Override
-    public Optional<DaemonSet> getSecondaryResource(KeepalivedGroup group, Context<KeepalivedGroup> context) {
-      return eventSource().flatMap(s -> s.get(ResourceID.fromResource(group)));
-    }
-
-    @Override
-    protected boolean useSSA(Context<KeepalivedGroup> context) {
-      return true;
-    }
-
-    @Override
-    protected void addReferenceHandlingMetadata(DaemonSet desired, KeepalivedGroup group) {
-      // GroupObjects sets the controller owner reference.
-    }
   }
 
   /**
@@ -175,8 +159,7 @@ final class GroupDependents {
    * ({@link PodMonitorServed}) and only for a group with a metrics port ({@link HasMetricsPort}). A PodMonitor of a
    * group that lost its metrics port is left in place (not a Deleter).
    */
-  public static final class PodMonitorDependent extends KubernetesDependentResource<PodMonitor, KeepalivedGroup>
-      implements Creator<PodMonitor, KeepalivedGroup>, Updater<PodMonitor, KeepalivedGroup> {
+  public static final class PodMonitorDependent extends GroupDependent<PodMonitor> {
     public PodMonitorDependent() {
       super(PodMonitor.class);
     }
@@ -191,43 +174,9 @@ final class GroupDependents {
     }
 
     @Override
-    public PodMonitor create(PodMonitor desired, KeepalivedGroup group,
-        Context<KeepalivedGroup> context) {
-      return super.create(desired, group, named(context));
-    }
-
-    @Override
-    public PodMonitor update(PodMonitor actual, PodMonitor desired,
-        KeepalivedGroup group, Context<KeepalivedGroup> context) {
-      return super.update(actual, desired, group, named(context));
-    }
-
-    @Override
-    public Matcher.Result<PodMonitor> match(PodMonitor actual,
-        PodMonitor desired, KeepalivedGroup group, Context<KeepalivedGroup> context) {
-      return super.match(actual, desired, group, named(context));
-    }
-
-    @Override
-    public Optional<PodMonitor> getSecondaryResource(KeepalivedGroup group,
-        Context<KeepalivedGroup> context) {
-      return eventSource().flatMap(s -> s.get(ResourceID.fromResource(group)));
-    }
-
-    @Override
     protected Optional<SecondaryToPrimaryMapper<PodMonitor>> getSecondaryToPrimaryMapper(
         EventSourceContext<KeepalivedGroup> context) {
       return Optional.of(Mappers.fromOwnerReferences(KeepalivedGroup.class));
-    }
-
-    @Override
-    protected boolean useSSA(Context<KeepalivedGroup> context) {
-      return true;
-    }
-
-    @Override
-    protected void addReferenceHandlingMetadata(PodMonitor desired, KeepalivedGroup group) {
-      // GroupObjects sets the controller owner reference.
     }
   }
 
