@@ -49,7 +49,7 @@ import picocli.CommandLine.Spec;
 final class AuditCommand implements Callable<Integer> {
   enum Format { text, json }
 
-  /** The controllers an audit can be limited to: {@link ClusterFacts#ALL}. */
+  /** The controllers an audit can be limited to: {@link ClusterFacts#ALL} (AuditCommandTest keeps them equal). */
   enum Controller { egressip, vip, keepalived, eip }
 
   @Spec
