@@ -6,9 +6,8 @@ import org.ipamoperators.controller.common.ledger.IPClaim;
 import org.ipamoperators.core.address.Ip;
 
 /**
- * The address of a claim, parsed once: every reconcile reads every claim in the cluster, and
- * parsing the same few thousand address strings again and again was most of a burst's CPU time.
- * Owned by the reconciler that reads the claims.
+ * The address of a claim, parsed once: every reconcile reads every claim in the cluster, so parsing
+ * on each read would repeat the same work for every Service. Owned by the reconciler that reads the claims.
  */
 final class ClaimAddresses {
   private static final int LIMIT = 1 << 20;

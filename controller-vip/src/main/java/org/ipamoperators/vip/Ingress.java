@@ -9,7 +9,7 @@ import org.ipamoperators.core.address.Ip;
 /**
  * What may be written to a Service's {@code status.loadBalancer.ingress}. The only way to get a new
  * list of addresses is {@link Held#publishable}, which refuses any address the Service does not
- * hold in the ledger: publishing an unclaimed address cannot be written (issue 12). Besides that,
+ * hold in the ledger, so an unclaimed address can never be published. Besides that,
  * the ingress can be left as it is, or cleared when the Service is no longer ours to serve.
  */
 final class Ingress {

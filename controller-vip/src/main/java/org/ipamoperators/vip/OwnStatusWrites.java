@@ -11,16 +11,13 @@ import org.ipamoperators.controller.common.kube.OwnWrites;
 import org.ipamoperators.vip.api.VipAnnotations;
 
 /**
- * The status writes of this process that leave a Service served (its condition True), by the
- * Service's uid, from just before each is sent until the informer brings it back. A Service's update that is only such a
- * write coming back (spec and metadata unchanged; the ingress and our condition exactly as written)
- * needs no reconcile: the pass that wrote it had settled the Service, and planning again from its
- * own result finds nothing to do. Skipping it spares a whole reconcile per Service in a catch-up
- * (the copy of the Service, its plan, the unchanged status). Any other change, and the periodic
- * resync, still reconcile; so does a write's echo that this table missed or that comes after
- * {@link #FORGOTTEN_AFTER} (not skipped, as before). The table is controller-common's {@link OwnWrites}, with
- * the write known by what its echo shows (the writer does not read the answer, whose version the echo
- * may beat). One table per reconciler: its status writer notes the writes, its Services' update filter reads them.
+ * The status writes of this process that leave a Service served (its condition True), by the Service's uid,
+ * from just before each is sent until the informer brings it back. An update that is only such a write coming
+ * back (spec and metadata unchanged; ingress and condition exactly as written) needs no reconcile: the pass that
+ * wrote it had settled the Service, and skipping it saves a reconcile per Service in a catch-up. Any other
+ * change, the periodic resync, and an echo this table missed or that comes after {@link #FORGOTTEN_AFTER} still
+ * reconcile. Kept in controller-common's {@link OwnWrites} by what the echo shows, since the writer does not read
+ * the answer. One table per reconciler: its status writer notes the writes, its Services' update filter reads them.
  */
 final class OwnStatusWrites {
   /** Long past any informer lag: bounds the table when an echo never comes. */

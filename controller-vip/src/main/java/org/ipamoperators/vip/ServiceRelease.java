@@ -192,8 +192,8 @@ final class ServiceRelease {
   }
 
   /**
-   * Finalizers nobody removes any more: ours from versions before issue 12 (this one has none), and
-   * the old operator's. Removed once (one PATCH, only on Services that carry one), so that upgraded
+   * Finalizers nobody removes any more: ours from earlier versions (this one adds none), and the old
+   * operator's. Removed once (one PATCH, only on Services that carry one), so that upgraded
    * clusters keep their Services deletable.
    */
   void dropOldFinalizers(Service svc) {

@@ -155,11 +155,10 @@ final class ServiceStatusWriter {
 
   /**
    * Sends the PATCH on the client's HTTP client (its authentication, retries and timeouts) and reads
-   * only the response's status: the answer's body is the whole Service, which this writer never uses
-   * (the informer brings the new state), and decoding it was a sizeable share of the operator's CPU per
-   * Service in a catch-up. The body is asked for as object metadata only, which the API server may
-   * honour (a smaller answer to decrypt) or not (the whole Service, ignored all the same). Returns
-   * 2xx or 409; any other answer is thrown as the client's own exception.
+   * only the response's status: the body is the whole Service, which the informer brings anyway, so
+   * decoding it would cost CPU per Service for nothing. The body is asked for as object metadata only
+   * (a smaller answer, where the API server honours it). Returns 2xx or 409; any other answer is
+   * thrown as the client's own exception.
    */
   private int send(Service svc, String patch) {
     String ns = svc.getMetadata().getNamespace();

@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * released. Problems become a condition and Warning Events on the Service, which stays pending;
  * other Services are not held up.
  *
- * <p>No finalizer (issue 12: it cost a write per Service). java-operator-sdk's "reconcile on all
+ * <p>No finalizer, which would cost a write per Service. java-operator-sdk's "reconcile on all
  * events" mode hands this reconciler the delete event with the Service's last state, and the
  * Service's claims (of its uid: a Service re-created under the same name is another Service) are
  * released then: it is gone from the API, so nothing shows the address any more. Claims of Services
@@ -148,7 +148,7 @@ public class ServiceVipReconciler implements Reconciler<Service> {
     // some Services hold (they report it). Status updates of a pool change nothing here.
     // Neither source is read per Service (getSecondaryResources), so java-operator-sdk keeps no
     // primary-to-secondary index for them: it would map every claim to every pending Service, on
-    // every event, filtered or not (quadratic in a catch-up: most of its CPU and memory).
+    // every event, filtered or not (quadratic in a catch-up).
     sweep.servicesCache(context.getPrimaryCache());
     groups = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, Service.class)
         .withItemStore(new LeanItemStore<>())
