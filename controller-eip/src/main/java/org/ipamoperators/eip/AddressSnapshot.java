@@ -16,7 +16,7 @@ import org.ipamoperators.eip.api.EipNames;
  * One DescribeAddresses of the cluster's addresses (its {@code cluster_name} tag, and {@code namespace} when
  * scoped) shared by every Eip reconciled while it is fresh, instead of one call per Eip per resync. An Eip whose
  * address this controller changed since the snapshot was taken, or whose UID the snapshot does not show (a new Eip,
- * an address without our cluster tag), is asked about directly, as before: an address is never allocated because a
+ * an address without our cluster tag), is asked about directly: an address is never allocated because a
  * snapshot missed it. A change made outside (the console) is seen within the resync interval plus {@code maxAge}.
  */
 final class AddressSnapshot {

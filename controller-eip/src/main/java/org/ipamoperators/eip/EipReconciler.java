@@ -88,7 +88,7 @@ public class EipReconciler implements Reconciler<Eip>, Cleaner<Eip> {
         : Map.of(EipNames.TAG_CLUSTER, settings.clusterName(), EipNames.TAG_NAMESPACE, settings.namespace());
   }
 
-  /** A quarter of the resync interval, at most 30 s: how much later than before a change outside is seen. */
+  /** A quarter of the resync interval, at most 30 s: the most a shared snapshot delays seeing a change made outside. */
   static Duration snapshotAge(Duration resync) {
     Duration quarter = resync.dividedBy(4);
     return quarter.compareTo(Duration.ofSeconds(30)) < 0 ? quarter : Duration.ofSeconds(30);
