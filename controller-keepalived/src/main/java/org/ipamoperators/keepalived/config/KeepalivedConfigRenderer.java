@@ -28,7 +28,7 @@ import org.ipamoperators.core.address.IpFamily;
  * service's verbatim lines. VIPs carry no prefix length and no {@code dev}: keepalived adds them as /32 or /128
  * on the instance's interface, IPv6 ones deprecated so they are never picked as a source address.
  *
- * <p>The choices were checked against keepalived 2.2.7's {@code --config-test}, which refuses: two instances of
+ * <p>These choices follow what keepalived 2.2.7's {@code --config-test} refuses: two instances of
  * one family with the same router id on an interface, IPv4 and IPv6 VIPs in one {@code virtual_ipaddress}, an
  * instance without VIPs, fractional adverts with VRRPv2, authentication with VRRPv3, more VIPs than fit in an
  * advert, passwords over 8 characters, a unicast block without peers, and scripts without
