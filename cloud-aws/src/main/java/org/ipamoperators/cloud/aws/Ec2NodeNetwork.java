@@ -92,24 +92,8 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
         node.name(), "InvalidProviderID", "spec.providerID '" + node.providerId()
         + "' names no EC2 instance (expected aws:///<zone>/i-...)", false, null));
     try {
-      Instance instance = Ec2CallFailed.call("DescribeInstances",
-          () -> ec2.describeInstances(r -> r.instanceIds(instanceId))).reservations().stream()
-          .flatMap(r -> r.instances().stream()).filter(i -> instanceId.equals(i.instanceId())).findFirst()
-          .orElseThrow(() -> new Ec2CallFailed("DescribeInstances", "InvalidInstanceID.NotFound",
-              "instance " + instanceId + " not found", false));
-      InstanceStateName state = instance.state() == null ? null : instance.state().name();
-      if (state == InstanceStateName.TERMINATED || state == InstanceStateName.SHUTTING_DOWN) {
-        throw new Ec2CallFailed("DescribeInstances", "InstanceTerminated", "instance " + instanceId + " is "
-            + state, false);
-      }
-      InstanceNetworkInterface primaryIf = primaryInterface(instance.networkInterfaces()).orElseThrow(
-          () -> new Ec2CallFailed("DescribeInstances", "NoPrimaryNetworkInterface", "instance " + instanceId
-              + " has no network interface at device index 0", false));
-      NetworkInterface eni = Ec2CallFailed.call("DescribeNetworkInterfaces",
-          () -> ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(primaryIf.networkInterfaceId())))
-          .networkInterfaces().stream().findFirst().orElseThrow(() -> new Ec2CallFailed(
-              "DescribeNetworkInterfaces", "InvalidNetworkInterfaceID.NotFound", "network interface "
-              + primaryIf.networkInterfaceId() + " not found", false));
+      Instance instance = liveInstance(instanceId);
+      NetworkInterface eni = primaryEni(instance, instanceId);
       Ip primary = null;
       // Concurrent sets: IPAMs reconcile in parallel and share this network's view of the nodes.
       Set<Ip> secondaries = new ConcurrentSkipListSet<>();
@@ -141,6 +125,33 @@ public final class Ec2NodeNetwork implements NodeNetwork, AutoCloseable {
       throw new NodeNetworkException(node.name(), f.code, f.call + " for " + instanceId + ": " + f.getMessage(),
           f.retryable, f);
     }
+  }
+
+  /** The instance, unless it is gone or going (terminated, shutting down). */
+  private Instance liveInstance(String instanceId) {
+    Instance instance = Ec2CallFailed.call("DescribeInstances",
+        () -> ec2.describeInstances(r -> r.instanceIds(instanceId))).reservations().stream()
+        .flatMap(r -> r.instances().stream()).filter(i -> instanceId.equals(i.instanceId())).findFirst()
+        .orElseThrow(() -> new Ec2CallFailed("DescribeInstances", "InvalidInstanceID.NotFound",
+            "instance " + instanceId + " not found", false));
+    InstanceStateName state = instance.state() == null ? null : instance.state().name();
+    if (state == InstanceStateName.TERMINATED || state == InstanceStateName.SHUTTING_DOWN) {
+      throw new Ec2CallFailed("DescribeInstances", "InstanceTerminated", "instance " + instanceId + " is "
+          + state, false);
+    }
+    return instance;
+  }
+
+  /** The ENI at device index 0 of the instance, as DescribeNetworkInterfaces has it now (with its tags). */
+  private NetworkInterface primaryEni(Instance instance, String instanceId) {
+    InstanceNetworkInterface primaryIf = primaryInterface(instance.networkInterfaces()).orElseThrow(
+        () -> new Ec2CallFailed("DescribeInstances", "NoPrimaryNetworkInterface", "instance " + instanceId
+            + " has no network interface at device index 0", false));
+    return Ec2CallFailed.call("DescribeNetworkInterfaces",
+        () -> ec2.describeNetworkInterfaces(r -> r.networkInterfaceIds(primaryIf.networkInterfaceId())))
+        .networkInterfaces().stream().findFirst().orElseThrow(() -> new Ec2CallFailed(
+            "DescribeNetworkInterfaces", "InvalidNetworkInterfaceID.NotFound", "network interface "
+            + primaryIf.networkInterfaceId() + " not found", false));
   }
 
   /** The interface at device index 0, whatever order the API lists the interfaces in. */
