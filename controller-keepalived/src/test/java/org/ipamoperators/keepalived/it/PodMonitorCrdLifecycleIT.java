@@ -150,6 +150,35 @@ class PodMonitorCrdLifecycleIT {
         .get()).isNotNull().satisfies(pm -> assertThat(pm.getMetadata().getDeletionTimestamp()).isNull()));
   }
 
+  /**
+   * The CRD deleted while no group is reconciled (the only group with a PodMonitor is gone), so nothing
+   * deregisters the PodMonitor informer before its watch fails: the operator keeps running, and a group created
+   * later gets its objects, and its PodMonitor once the CRD is back.
+   */
+  @Test
+  void theCrdGoingWhileNoGroupReconcilesStopsNothing() {
+    cluster.node("a", "203.0.113.10");
+    cluster.group("g1", KeepalivedCluster.spec(cluster.ns).build());
+    await().atMost(WAIT).untilAsserted(() -> assertPodMonitor("g1"));
+    client.resources(KeepalivedGroup.class).withName("g1").delete();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.group("g1")).isNull());
+
+    deletePodMonitorCrd();
+    // Long enough for the informer's watch to fail and be retried.
+    await().pollDelay(Duration.ofSeconds(10)).atMost(Duration.ofSeconds(11)).until(() -> true);
+    cluster.group("g2", KeepalivedCluster.spec(cluster.ns).build());
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(client.apps().daemonSets().withName("g2").get()).isNotNull();
+      assertThat(cluster.condition("g2", "Ready")).isEqualTo("True");
+      assertThat(readyMessage("g2")).contains("metrics on port").doesNotContain("PodMonitor");
+    });
+    ThirdPartyCrd.install(client, ThirdPartyCrd.POD_MONITOR);
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertPodMonitor("g2");
+      assertThat(readyMessage("g2")).endsWith(", PodMonitor");
+    });
+  }
+
   private void deletePodMonitorCrd() {
     client.apiextensions().v1().customResourceDefinitions().withName(ThirdPartyCrd.POD_MONITOR.crdName()).delete();
     await().atMost(WAIT).untilAsserted(() -> {
