@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.ipamoperators.controller.common.ledger.IPClaim;
+import org.ipamoperators.testsupport.StableClasspath;
 import org.ipamoperators.testsupport.kube.KubeApiServer;
 import org.ipamoperators.testsupport.kube.KubeApiTest;
 import org.ipamoperators.testsupport.kube.ServiceRanges;
@@ -224,12 +225,20 @@ class VipScaleBenchmark {
       throws Exception {
     Watch watch = new Watch();
     SharedIndexInformer<Service> informer = client.services().inNamespace(ns).inform(watch);
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    // -Dipam.scale.javaHome: the operator's runtime; -Dipam.scale.jarDir: its class path as stable jars, which a
+    // class-data archive (-XX:AOTCache, -XX:SharedArchiveFile) needs.
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("ipam.scale.javaHome", System.getProperty("java.home")), "bin", "java").toString()));
     String jvm = System.getProperty("ipam.scale.operatorJvmArgs", ""); // e.g. a flight recording
     if (!jvm.isBlank()) {
       command.addAll(List.of(jvm.replace("{run}", run).trim().split("\\s+")));
     }
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), BenchmarkOperator.class.getName(),
+    String classpath = System.getProperty("java.class.path");
+    String jarDir = System.getProperty("ipam.scale.jarDir");
+    if (jarDir != null) {
+      classpath = StableClasspath.of(classpath, Path.of(jarDir));
+    }
+    command.addAll(List.of("-cp", classpath, BenchmarkOperator.class.getName(),
         kubeconfig.toString(), ns));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     // e.g. -Dipam.scale.operatorEnv=MALLOC_ARENA_MAX=2 (comma-separated NAME=VALUE pairs), as the chart sets it

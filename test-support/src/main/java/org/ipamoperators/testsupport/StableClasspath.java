@@ -1,4 +1,4 @@
-package org.ipamoperators.egressip.it;
+package org.ipamoperators.testsupport;
 
 import java.io.ByteArrayOutputStream;
 import java.io.File;
@@ -26,13 +26,14 @@ import java.util.zip.ZipFile;
  * reactor's jars on every build. Each entry is copied (a jar) or packed (a directory) into {@code dir} under a name
  * made from its content's hash, with entry times and the file time fixed.
  */
-final class StableClasspath {
+public final class StableClasspath {
   private static final FileTime FIXED = FileTime.fromMillis(315_532_800_000L);
 
   private StableClasspath() {
   }
 
-  static String of(String classpath, Path dir) throws IOException {
+  /** The class path {@code classpath} as stable jars in {@code dir}, joined as a class path. */
+  public static String of(String classpath, Path dir) throws IOException {
     Files.createDirectories(dir);
     List<String> stable = new ArrayList<>();
     for (String entry : classpath.split(File.pathSeparator)) {
