@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Builds the base of the ipam-operators image, with no Docker and no registry: a Debian root file
+# Builds the base of the ipam-operators images, with no Docker and no registry: a Debian root file
 # system (the machine's own apt sources, suite of the machine) with keepalived and CA certificates,
-# a Java runtime made by jlink from the JDK that builds the project, a non-root user 65532, packed
-# as a docker-archive tar that Jib reads as `tar://`. Cached per recipe, JDK and package versions.
-# Prints the tar's path on stdout. Needs root (mmdebstrap --mode=root).
+# a Java runtime made by jlink, a non-root user 65532, packed as a docker-archive tar that Jib reads
+# as `tar://`. Cached per recipe, JDK and package versions. Prints the tar's path on stdout. Needs
+# root (mmdebstrap --mode=root).
+#
+# Usage: image-base.sh [amd64|arm64]. amd64 (the default): the runtime is jlinked from the JDK that
+# builds the project. arm64: the root file system is installed under qemu-user emulation (binfmt_misc,
+# registered for the build only), the runtime jlinked from Debian's arm64 jmods by Debian's amd64
+# jlink of the same version (jlink makes a runtime only from jmods of its own version).
 #
 # Why keepalived is in the base: the keepalived DaemonSet runs the same image as the operator (its
 # config reloader is an `ipam` subcommand), so a cluster mirrors one image.
 set -euo pipefail
 log() { echo "[image-base] $*" >&2; }
 
+arch="${1:-amd64}"
+case "$arch" in amd64|arm64) ;; *) log "unknown architecture $arch (amd64 or arm64)"; exit 1 ;; esac
 if [ "$(id -u)" -ne 0 ]; then
   log "needs root (mmdebstrap --mode=root)"; exit 1
 fi
+scripts="$(cd "$(dirname "$0")" && pwd)"
 cache="${IPAM_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ipam-operators}/images"
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
@@ -27,32 +35,71 @@ fi
 suite="${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}"
 packages="keepalived,iproute2,procps,curl,ca-certificates,tzdata,netbase,libstdc++6,zlib1g"   # ip: the reloader's route lookup; kill (procps): the reloader's SIGHUP to keepalived; curl: keepalived's health checks of Local Services; the last two: the JVM
 modules="java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.crypto.ec,jdk.httpserver,jdk.management,jdk.unsupported,jdk.zipfs"
-java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
-jdk="$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.runtime.version = //p')"
 versions="$(apt-cache policy keepalived ca-certificates libc6 libssl3 2>/dev/null | grep -E '^[a-z]|Candidate' | tr -d ' \n')"
-key="$( (cat "$0"; echo "$suite $jdk $modules $versions") | sha256sum | cut -c1-16)"
-out="$cache/base-$key.tar"
+if [ "$arch" = amd64 ]; then
+  java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
+  jdk="$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.runtime.version = //p')"
+  key="$( (cat "$0"; echo "$suite $jdk $modules $versions") | sha256sum | cut -c1-16)"
+  out="$cache/base-$key.tar"
+else
+  jdk="debian-$(apt-cache policy openjdk-17-jdk-headless 2>/dev/null | sed -n 's/^ *Candidate: //p')"
+  key="$( (cat "$0"; echo "$arch $suite $jdk $modules $versions") | sha256sum | cut -c1-16)"
+  out="$cache/base-$arch-$key.tar"
+fi
 if [ -s "$out" ]; then
   log "cached: $out"; echo "$out"; exit 0
 fi
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+cleanup=("rm -rf '$work'")
+trap 'for c in "${cleanup[@]}"; do eval "$c"; done' EXIT
 rootfs="$work/rootfs"
 export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-1767225600}"   # 2026-01-01: same inputs, same bytes
+mmdebstrap_root=(mmdebstrap --quiet --mode=root --variant=essential
+  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --include="$packages"
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*'
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
+  --dpkgopt='path-exclude=/usr/share/info/*')
 
-log "Debian $suite root file system with $packages"
-mmdebstrap --quiet --mode=root --variant=essential \
-  --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr --include="$packages" \
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
-  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-  --dpkgopt='path-exclude=/usr/share/info/*' \
-  "$suite" "$rootfs" >&2
+# Runs arm64 binaries through qemu-aarch64-static for this build: an own binfmt_misc entry (F: the
+# interpreter is opened now, so the chroot needs no copy of it), removed again on exit.
+emulate_arm64() {
+  local qemu binfmt=/proc/sys/fs/binfmt_misc name="ipam-operators-aarch64"
+  qemu="$(bash "$scripts/qemu-aarch64.sh")"
+  if ! mountpoint -q "$binfmt"; then
+    mount -t binfmt_misc binfmt_misc "$binfmt"
+    cleanup+=("umount '$binfmt'")
+  fi
+  [ ! -e "$binfmt/$name" ] || echo -1 >"$binfmt/$name"
+  printf ':%s:M::\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00:\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff:%s:F\n' \
+    "$name" "$qemu" >"$binfmt/register"
+  cleanup=("echo -1 >'$binfmt/$name'" "${cleanup[@]}")
+}
 
-log "Java runtime by jlink from $java_home ($jdk)"
-"$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
-  --compress=2 --output "$rootfs/opt/java" >&2
-find "$rootfs/opt/java" -name '*.so' -exec strip --strip-unneeded {} + 2>/dev/null || true
+if [ "$arch" = amd64 ]; then
+  log "Debian $suite root file system with $packages"
+  "${mmdebstrap_root[@]}" "$suite" "$rootfs" >&2
+  log "Java runtime by jlink from $java_home ($jdk)"
+  "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
+    --compress=2 --output "$rootfs/opt/java" >&2
+  find "$rootfs/opt/java" -name '*.so' -exec strip --strip-unneeded {} + 2>/dev/null || true
+else
+  log "Debian's openjdk-17-jdk-headless, amd64 (jlink) and arm64 (jmods)"
+  jdks="$work/jdks"
+  mmdebstrap --quiet --mode=root --variant=extract --architectures=amd64,arm64 \
+    --include=openjdk-17-jdk-headless:amd64,openjdk-17-jdk-headless:arm64 "$suite" "$jdks" >&2
+  emulate_arm64
+  log "Debian $suite arm64 root file system with $packages (emulated)"
+  "${mmdebstrap_root[@]}" --architectures=arm64 --skip=check/qemu "$suite" "$rootfs" >&2
+  jlink="$jdks/usr/lib/jvm/java-17-openjdk-amd64/bin/jlink"
+  jmods="$jdks/usr/lib/jvm/java-17-openjdk-arm64/jmods"
+  jdk="$("$jdks/usr/lib/jvm/java-17-openjdk-amd64/bin/java" -XshowSettings:properties -version 2>&1 \
+    | sed -n 's/^ *java.runtime.version = //p')"
+  log "Java runtime by jlink ($jdk) from $jmods"
+  # --strip-java-debug-attributes: --strip-debug would also strip native code, with the host's (amd64) strip.
+  "$jlink" --module-path "$jmods" --add-modules "$modules" --strip-java-debug-attributes --no-man-pages \
+    --no-header-files --compress=2 --output "$rootfs/opt/java" >&2
+fi
 
 echo 'ipam:x:65532:65532:ipam-operators:/home/ipam:/usr/sbin/nologin' >>"$rootfs/etc/passwd"
 echo 'ipam:x:65532:' >>"$rootfs/etc/group"
@@ -71,10 +118,10 @@ mkdir -p "$archive"
 mv "$layer.gz" "$archive/layer.tar.gz"
 created="$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)"
 cat >"$archive/config.json" <<EOF
-{"architecture":"amd64","os":"linux","created":"$created",
+{"architecture":"$arch","os":"linux","created":"$created",
  "config":{"Env":["PATH=/opt/java/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin","JAVA_HOME=/opt/java"],"User":"65532:65532","WorkingDir":"/home/ipam"},
  "rootfs":{"type":"layers","diff_ids":["$diff_id"]},
- "history":[{"created":"$created","created_by":"scripts/image-base.sh: Debian $suite, $packages, jlink $jdk"}]}
+ "history":[{"created":"$created","created_by":"scripts/image-base.sh: Debian $suite $arch, $packages, jlink $jdk"}]}
 EOF
 echo '[{"Config":"config.json","RepoTags":["ipam-operators/base:'"$key"'"],"Layers":["layer.tar.gz"]}]' >"$archive/manifest.json"
 tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --numeric-owner -C "$archive" -cf "$out.tmp" config.json manifest.json layer.tar.gz
