@@ -9,13 +9,16 @@ cd "$(dirname "$0")/.."
 env_exports="$(bash scripts/test-env.sh)"
 eval "$env_exports"
 # As root (CI), network-namespace tests must run: a skip there would hide a broken tier. Root also
-# builds the image's base (mmdebstrap), so the OCI image is built and ImageIT runs it.
+# builds the images' bases (mmdebstrap), so the OCI images are built and ImageIT runs them.
 extra=()
 if [ "$(id -u)" -eq 0 ]; then
   extra+=(-Dipam.test.requireNetns=true)
   base="$(bash scripts/image-base.sh)"
   extra+=("-Dipam.image.base=$base" -Djib.disableUpdateChecks=true
     "-Djib.baseImageCache=$(dirname "$base")/jib")
+  # The arm64 base makes the images multi-arch; qemu-user starts the arm64 image in MultiArchImagesIT.
+  extra+=("-Dipam.image.base.arm64=$(bash scripts/image-base.sh arm64)"
+    "-Dipam.image.qemu=$(bash scripts/qemu-aarch64.sh)")
 else
   echo "[test] not root: no image built, ImageIT skipped" >&2
 fi
