@@ -269,7 +269,7 @@ class AzureNodeNetworkArmTest {
       List<ch.qos.logback.classic.spi.ILoggingEvent> restricted = logs.list.stream()
           .filter(x -> x.getFormattedMessage().contains("restricted")).toList();
       // a body's length is the one header java.net.http must be given to send it unchunked: one line per PUT, from
-      // the logger that ipam's logback.xml sets to ERROR
+      // the logger that ipam's logging configuration sets to ERROR
       assertThat(restricted).as("WARNs about a restricted header in %s requests", since.size()).hasSize(2)
           .allSatisfy(x -> assertThat(x.getLoggerName()).isEqualTo("com.azure.core.http.jdk.httpclient.JdkHttpClient"));
       assertThat(since).filteredOn(ArmServer.Request::isNicPut).allSatisfy(p -> assertThat(p.headers()
