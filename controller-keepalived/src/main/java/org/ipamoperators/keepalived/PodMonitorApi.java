@@ -13,7 +13,7 @@ import java.util.function.BooleanSupplier;
 /**
  * Whether the API server serves PodMonitors (monitoring.coreos.com/v1). Discovery is asked once per version of the
  * PodMonitor CRD the informer shows (a CRD created, established, changed or deleted is asked about at once), and
- * again after {@code refresh}.
+ * again after {@code refresh}; a CRD being deleted counts as not served.
  */
 final class PodMonitorApi {
   static final String CRD = "podmonitors.monitoring.coreos.com";
@@ -38,6 +38,10 @@ final class PodMonitorApi {
 
   /** @param crd the PodMonitor CRD as the informer shows it, if any */
   boolean served(Optional<CustomResourceDefinition> crd) {
+    if (crd.isPresent() && crd.get().getMetadata().getDeletionTimestamp() != null) {
+      // Terminating: discovery may still list PodMonitors, but the API server refuses to create them.
+      return false;
+    }
     String version = crd.map(c -> c.getMetadata().getUid() + "/" + c.getMetadata().getResourceVersion())
         .orElse("none");
     Instant now = clock.instant();

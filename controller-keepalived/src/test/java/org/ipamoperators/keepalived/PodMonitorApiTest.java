@@ -75,4 +75,17 @@ class PodMonitorApiTest {
     assertThat(api.served(Optional.empty())).isFalse();
     assertThat(asked).hasValue(5);
   }
+
+  @Test
+  void aCrdBeingDeletedIsNotServedWhateverDiscoverySays() {
+    served.set(true);
+    assertThat(api.served(crd("7"))).isTrue();
+    CustomResourceDefinition terminating = crd("8").orElseThrow();
+    terminating.getMetadata().setDeletionTimestamp("2026-01-01T00:00:00Z");
+    assertThat(api.served(Optional.of(terminating))).isFalse();
+    assertThat(asked).hasValue(1);
+    served.set(false);
+    assertThat(api.served(Optional.empty())).isFalse();
+    assertThat(asked).hasValue(2);
+  }
 }
