@@ -48,7 +48,12 @@ import org.junit.jupiter.api.Test;
  *     [-Dipam.scale.network=ovn] [-Dipam.scale.javaHome=<the operator JVM's home, default this one>]
  *     [-Dipam.scale.jarDir=<dir: run the operator from jars only, stable across builds, as CDS needs>]
  *     [-Dipam.scale.classpathAppend=<jars added to the operator's class path: a JCE provider, another transport>]
+ *     [-Dipam.scale.ipamJar=<absolute path of distribution/target/ipam.jar>]
  * </pre>
+ *
+ * <p>{@code -Dipam.scale.ipamJar}: the operator is the product itself, {@code ipam operator --controllers egressip}
+ * from that jar (its logging, HTTP endpoints, metrics and audit loop; no leader election), instead of
+ * {@link EgressOperatorMain}; the reconcile passes are then not printed.
  *
  * <p>{@code -Dipam.scale.network=ovn}: the cluster serves OVN-Kubernetes' EgressIP API instead of OpenShift
  * SDN's (the SDN CRDs are removed and the EgressIP CRD installed before the operator starts), so the
@@ -130,7 +135,8 @@ class EgressScaleBenchmark {
     command.add(Path.of(System.getProperty("ipam.scale.javaHome", System.getProperty("java.home")), "bin", "java")
         .toString());
     command.addAll(List.of(JVM.trim().split("\\s+")));
-    String classpath = System.getProperty("java.class.path");
+    String ipamJar = System.getProperty("ipam.scale.ipamJar");
+    String classpath = ipamJar != null ? ipamJar : System.getProperty("java.class.path");
     String extra = System.getProperty("ipam.scale.classpathAppend");
     if (extra != null) {
       classpath = classpath + java.io.File.pathSeparator + extra;
@@ -139,8 +145,11 @@ class EgressScaleBenchmark {
     if (jarDir != null) {
       classpath = StableClasspath.of(classpath, Path.of(jarDir));
     }
-    command.addAll(List.of("-cp", classpath, EgressOperatorMain.class.getName(),
-        kubeconfig.toString()));
+    command.addAll(List.of("-cp", classpath));
+    command.addAll(ipamJar != null
+        ? List.of("org.ipamoperators.cli.IpamCommand", "operator", "--controllers", "egressip", "--kubeconfig",
+            kubeconfig.toString(), "--no-leader-election", "--bind-address", "127.0.0.1", "--http-port", "0")
+        : List.of(EgressOperatorMain.class.getName(), kubeconfig.toString()));
     ProcessBuilder b = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(dir.resolve("operator.log").toFile());
     b.environment().put("MALLOC_ARENA_MAX", System.getProperty("ipam.scale.mallocArenas", "2"));
@@ -216,10 +225,14 @@ class EgressScaleBenchmark {
       byResource.keySet().removeAll(reads.keySet());
       System.out.println("  writes by resource (test's included): " + byResource);
       System.out.println("  reads by resource (test's included): " + reads);
-      Files.readAllLines(dir.resolve("operator.log")).stream().filter(l -> l.startsWith("started:"))
-          .forEach(l -> System.out.println("  operator " + l));
+      Files.readAllLines(dir.resolve("operator.log")).stream()
+          .filter(l -> l.startsWith("started:") || l.contains("ipam operator started:"))
+          .forEach(l -> System.out.println("  operator " + l.substring(l.indexOf("started:"))));
     } finally {
       operator.getOutputStream().close();
+      if (System.getProperty("ipam.scale.ipamJar") != null) {
+        operator.destroy(); // ipam operator stops on SIGTERM, not on its input closing
+      }
       if (!operator.waitFor(20, TimeUnit.SECONDS)) {
         operator.destroyForcibly();
       }

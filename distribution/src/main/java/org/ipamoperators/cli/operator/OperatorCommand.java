@@ -351,7 +351,7 @@ public final class OperatorCommand implements Callable<Integer> {
     if (audit) {
       startAudit(names);
     }
-    LOG.info("ipam operator started: caches synced{}", leaderElection
+    LOG.info("ipam operator started: caches synced {}{}", StartupCost.sinceJvmStart(), leaderElection
         ? "; electing a leader on Lease " + where : "; reconciling");
   }
 
