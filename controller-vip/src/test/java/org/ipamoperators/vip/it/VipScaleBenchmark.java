@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.ipamoperators.controller.common.ledger.IPClaim;
@@ -53,6 +54,14 @@ import org.junit.jupiter.api.Test;
  * -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false [-Dipam.scale.services=N]};
  * results go to docs/benchmarks.md by hand. IPBlock's CRD is installed as the chart installs it (every claim reads
  * its address's block). {@code -Dipam.scale.burst=false} runs the catch-up only.
+ *
+ * <p>{@code -Dipam.scale.metallb=<MetalLB controller binary> -Dipam.scale.metallbCrds=<directory of MetalLB's
+ * CRD yaml>} runs the same catch-up with MetalLB's controller instead of ours ({@link MetalLbController}; build
+ * it with {@code go install go.universe.tf/metallb/controller@<version>}, its CRDs are its repository's
+ * {@code config/crd/bases}): the same Services, their range as an IPAddressPool in their namespace, the same
+ * watch, writes counted the same way (MetalLB's own: Service status, Events, pool status), the CPU and peak RSS
+ * of its process; claims do not apply. Times from caches synced are from controller-runtime's "Starting workers"
+ * line of its Service controller; its output goes to {@code target/vip-scale-benchmark-metallb.log}. No burst run.
  */
 @KubeApiTest(crds = {"META-INF/fabric8/ipclaims.ipam.ipamoperators.org-v1.yml",
     "META-INF/fabric8/ipblocks.ipam.ipamoperators.org-v1.yml", "META-INF/fabric8/ipgroups.paas.org-v1.yml"})
@@ -60,6 +69,10 @@ class VipScaleBenchmark {
   private static final int SERVICES = Integer.getInteger("ipam.scale.services", 5000);
   /** {@code -Dipam.scale.burst=false}: the catch-up only (for profiling iterations). */
   private static final boolean BURST = !"false".equals(System.getProperty("ipam.scale.burst"));
+  /** {@code -Dipam.scale.metallb} and {@code -Dipam.scale.metallbCrds}: MetalLB's controller instead of ours. */
+  private static final MetalLbController METALLB = System.getProperty("ipam.scale.metallb") == null ? null
+      : new MetalLbController(Path.of(System.getProperty("ipam.scale.metallb")),
+          Path.of(System.getProperty("ipam.scale.metallbCrds", "missing -Dipam.scale.metallbCrds")));
   private static final Pattern REQUEST = Pattern.compile("^apiserver_request_total\\{([^}]*)\\} ([0-9.e+]+)$",
       Pattern.MULTILINE);
   private static final Pattern LABEL = Pattern.compile("([a-z_]+)=\"([^\"]*)\"");
@@ -148,9 +161,9 @@ class VipScaleBenchmark {
       }
     }
 
-    synchronized void awaitAll(long timeoutMs) throws InterruptedException {
+    synchronized void awaitAll(long timeoutMs, Process serving) throws InterruptedException {
       long end = System.currentTimeMillis() + timeoutMs;
-      while (allServed == 0 && System.currentTimeMillis() < end) {
+      while (allServed == 0 && System.currentTimeMillis() < end && serving.isAlive()) {
         wait(1000);
       }
     }
@@ -172,15 +185,19 @@ class VipScaleBenchmark {
     String other = ns + "-burst";
     client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
         .withName(other).endMetadata().build()).create();
-    cluster.groupOf("catch-up", List.of("198.18.0.0/18"), null, Map.of("run", "catch-up"));
-    cluster.groupOf("burst", List.of("198.18.64.0/18"), null, Map.of("run", "burst"));
+    if (METALLB != null) {
+      METALLB.install(client, ns, "198.18.0.0/18");
+    } else {
+      cluster.groupOf("catch-up", List.of("198.18.0.0/18"), null, Map.of("run", "catch-up"));
+      cluster.groupOf("burst", List.of("198.18.64.0/18"), null, Map.of("run", "burst"));
+    }
     System.out.printf("load average at the start: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
     try {
       // Catch-up: the Services first, then the operator.
       create(client, ns, "catch-up");
       ROWS.add(run(client, kubeconfig, ns, "catch-up", false));
       // Burst: the operator first (the catch-up's claims are in the cluster: it reads them at start).
-      if (BURST) {
+      if (BURST && METALLB == null) {
         ROWS.add(run(client, kubeconfig, other, "burst", true));
       }
     } finally {
@@ -193,9 +210,10 @@ class VipScaleBenchmark {
         + " | controller writes | per Service | operator CPU s (process start on) | per Service ms | peak RSS MiB |");
     System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (Row r : ROWS) {
-      System.out.printf("| %s | %,d | %.1f | %.1f | %.1f | %.1f | %d | %,d | %,d | %d | %,.0f | %.2f | %.1f | %.2f | %.0f |%n",
+      System.out.printf("| %s | %,d | %.1f | %.1f | %.1f | %.1f | %d | %,d | %s | %s | %,.0f | %.2f | %.1f | %.2f | %.0f |%n",
           r.mode(), r.services(), r.syncedAfter(), r.firstServed(), r.allServed(), r.allServedFromStart(),
-          r.doubledEver(), r.distinctAtEnd(), r.claims(), r.wrongOwner(), r.writes(), r.writes() / r.services(), r.cpu(),
+          r.doubledEver(), r.distinctAtEnd(), r.claims() < 0 ? "n/a" : String.format("%,d", r.claims()),
+          r.wrongOwner() < 0 ? "n/a" : Integer.toString(r.wrongOwner()), r.writes(), r.writes() / r.services(), r.cpu(),
           r.cpu() * 1e3 / r.services(), r.rssMb());
     }
     for (Row r : ROWS) {
@@ -205,7 +223,11 @@ class VipScaleBenchmark {
         + " the CPU is the operator process's, start-up included)");
     for (Row r : ROWS) {
       assertThat(r.doubledEver()).as(r.mode() + ": addresses ever shown by two Services").isZero();
-      assertThat(r.wrongOwner()).as(r.mode() + ": claims not owned by the Service showing them").isZero();
+      if (METALLB == null) {
+        assertThat(r.wrongOwner()).as(r.mode() + ": claims not owned by the Service showing them").isZero();
+      } else {
+        assertThat(r.distinctAtEnd()).as(r.mode() + ": distinct addresses").isEqualTo(r.services());
+      }
     }
   }
 
@@ -227,6 +249,75 @@ class VipScaleBenchmark {
       throws Exception {
     Watch watch = new Watch();
     SharedIndexInformer<Service> informer = client.services().inNamespace(ns).inform(watch);
+    ProcessBuilder pb = METALLB == null ? ourOperator(kubeconfig, ns, run)
+        : new ProcessBuilder(METALLB.command(kubeconfig, ns));
+    pb.redirectErrorStream(true);
+    // e.g. -Dipam.scale.operatorEnv=MALLOC_ARENA_MAX=2 (comma-separated NAME=VALUE pairs), as the chart sets it
+    for (String pair : System.getProperty("ipam.scale.operatorEnv", "").split(",")) {
+      int eq = pair.indexOf('=');
+      if (eq > 0) {
+        pb.environment().put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+      }
+    }
+    Process operator = pb.start();
+    long started = System.currentTimeMillis();
+    try {
+      Map<String, Double> before = writes(client);
+      BufferedReader out = new BufferedReader(new InputStreamReader(operator.getInputStream(), StandardCharsets.UTF_8));
+      AtomicLong syncedAt = new AtomicLong();
+      if (METALLB == null) {
+        syncedAt.set(awaitSynced(out));
+        CompletableFuture.runAsync(() -> out.lines().forEach(l -> { })); // keep its output drained
+      } else {
+        CompletableFuture.runAsync(() -> followMetalLb(out, syncedAt));
+      }
+      long from = syncedAt.get();
+      if (burst) {
+        before = writes(client);
+        from = System.currentTimeMillis();
+        create(client, ns, run);
+      }
+      watch.awaitAll(60 * 60_000L, operator);
+      assertThat(watch.allServed).as("all served").isPositive();
+      Map<String, Double> d = delta(before, writes(client));
+      double cpu = cpuSeconds(operator.pid());
+      double rss = peakRssMb(operator.pid());
+      long synced = syncedAt.get();
+      if (!burst) {
+        from = synced;
+      }
+      int[] claims = METALLB == null ? claims(client, ns, watch.atAllServed) : new int[] {-1, -1};
+      Map<String, Double> ours = new TreeMap<>();
+      d.forEach((k, v) -> {
+        String resource = k.substring(0, k.indexOf(' '));
+        if (!NOT_OURS.contains(resource)) {
+          ours.put(k, v);
+        }
+      });
+      if (burst) {
+        ours.merge("services POST", (double) -SERVICES, Double::sum); // the benchmark's own creates
+        ours.remove("services POST", 0.0);
+      }
+      double total = ours.values().stream().mapToDouble(Double::doubleValue).sum();
+      double sinceFrom = from == 0 ? Double.NaN : 1e3;
+      return new Row(METALLB == null ? run : run + " (MetalLB)", SERVICES,
+          synced == 0 ? Double.NaN : (synced - started) / 1e3, (watch.firstServed - from) / sinceFrom,
+          (watch.allServed - from) / sinceFrom, (watch.allServed - started) / 1e3, watch.doubled.size(),
+          new HashSet<>(watch.atAllServed.values()).size(), claims[0], claims[1], total, cpu, rss, ours);
+    } finally {
+      informer.close();
+      operator.getOutputStream().close();
+      if (METALLB != null) {
+        operator.destroy(); // MetalLB's controller runs until a signal
+      }
+      if (!operator.waitFor(30, TimeUnit.SECONDS)) {
+        operator.destroyForcibly();
+      }
+    }
+  }
+
+  /** Our operator's command line ({@link BenchmarkOperator}). */
+  private static ProcessBuilder ourOperator(Path kubeconfig, String ns, String run) throws java.io.IOException {
     // -Dipam.scale.javaHome: the operator's runtime; -Dipam.scale.jarDir: its class path as stable jars, which a
     // class-data archive (-XX:AOTCache, -XX:SharedArchiveFile) needs.
     List<String> command = new ArrayList<>(List.of(
@@ -240,77 +331,55 @@ class VipScaleBenchmark {
     if (jarDir != null) {
       classpath = StableClasspath.of(classpath, Path.of(jarDir));
     }
-    command.addAll(List.of("-cp", classpath, BenchmarkOperator.class.getName(),
-        kubeconfig.toString(), ns));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    // e.g. -Dipam.scale.operatorEnv=MALLOC_ARENA_MAX=2 (comma-separated NAME=VALUE pairs), as the chart sets it
-    for (String pair : System.getProperty("ipam.scale.operatorEnv", "").split(",")) {
-      int eq = pair.indexOf('=');
-      if (eq > 0) {
-        pb.environment().put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+    command.addAll(List.of("-cp", classpath, BenchmarkOperator.class.getName(), kubeconfig.toString(), ns));
+    return new ProcessBuilder(command);
+  }
+
+  /** The time of our operator's {@code SYNCED <epoch ms>} line. */
+  private static long awaitSynced(BufferedReader out) throws Exception {
+    long synced = 0;
+    for (String line; (line = out.readLine()) != null; ) {
+      if (line.startsWith("SYNCED ")) {
+        synced = Long.parseLong(line.substring(7).trim());
+        break;
       }
     }
-    Process operator = pb.start();
-    long started = System.currentTimeMillis();
-    try {
-      Map<String, Double> before = writes(client);
-      BufferedReader out = new BufferedReader(new InputStreamReader(operator.getInputStream(), StandardCharsets.UTF_8));
-      long synced = 0;
+    assertThat(synced).as("operator started").isPositive();
+    return synced;
+  }
+
+  /** MetalLB's output to a file (its log is the only sign of its caches synced), noting when they are. */
+  private static void followMetalLb(BufferedReader out, AtomicLong syncedAt) {
+    try (var log = Files.newBufferedWriter(Path.of("target", "vip-scale-benchmark-metallb.log"))) {
       for (String line; (line = out.readLine()) != null; ) {
-        if (line.startsWith("SYNCED ")) {
-          synced = Long.parseLong(line.substring(7).trim());
-          break;
+        if (syncedAt.get() == 0 && MetalLbController.isSynced(line)) {
+          syncedAt.set(System.currentTimeMillis());
         }
+        log.write(line);
+        log.newLine();
       }
-      assertThat(synced).as("operator started").isPositive();
-      CompletableFuture.runAsync(() -> out.lines().forEach(l -> { })); // keep its output drained
-      long from = synced;
-      if (burst) {
-        before = writes(client);
-        from = System.currentTimeMillis();
-        create(client, ns, run);
-      }
-      watch.awaitAll(60 * 60_000L);
-      assertThat(watch.allServed).as("all served").isPositive();
-      Map<String, Double> d = delta(before, writes(client));
-      double cpu = cpuSeconds(operator.pid());
-      double rss = peakRssMb(operator.pid());
-      Map<String, String> owners = new HashMap<>();
-      int claims = 0;
-      for (IPClaim c : client.resources(IPClaim.class).list().getItems()) {
-        if (ns.equals(c.getSpec().owner().namespace())) {
-          claims++;
-          owners.put(c.getSpec().address(), c.getSpec().owner().name());
-        }
-      }
-      int wrong = 0;
-      for (Map.Entry<String, String> e : watch.atAllServed.entrySet()) {
-        if (!e.getKey().equals(owners.get(e.getValue()))) {
-          wrong++;
-        }
-      }
-      Map<String, Double> ours = new TreeMap<>();
-      d.forEach((k, v) -> {
-        String resource = k.substring(0, k.indexOf(' '));
-        if (!NOT_OURS.contains(resource)) {
-          ours.put(k, v);
-        }
-      });
-      if (burst) {
-        ours.merge("services POST", (double) -SERVICES, Double::sum); // the benchmark's own creates
-        ours.remove("services POST", 0.0);
-      }
-      double total = ours.values().stream().mapToDouble(Double::doubleValue).sum();
-      return new Row(run, SERVICES, (synced - started) / 1e3, (watch.firstServed - from) / 1e3,
-          (watch.allServed - from) / 1e3, (watch.allServed - started) / 1e3, watch.doubled.size(),
-          new HashSet<>(watch.atAllServed.values()).size(), claims, wrong, total, cpu, rss, ours);
-    } finally {
-      informer.close();
-      operator.getOutputStream().close();
-      if (!operator.waitFor(30, TimeUnit.SECONDS)) {
-        operator.destroyForcibly();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** Claims of the namespace's Services, and those not owned by the Service showing their address. */
+  private static int[] claims(KubernetesClient client, String ns, Map<String, String> shown) {
+    Map<String, String> owners = new HashMap<>();
+    int claims = 0;
+    for (IPClaim c : client.resources(IPClaim.class).list().getItems()) {
+      if (ns.equals(c.getSpec().owner().namespace())) {
+        claims++;
+        owners.put(c.getSpec().address(), c.getSpec().owner().name());
       }
     }
+    int wrong = 0;
+    for (Map.Entry<String, String> e : shown.entrySet()) {
+      if (!e.getKey().equals(owners.get(e.getValue()))) {
+        wrong++;
+      }
+    }
+    return new int[] {claims, wrong};
   }
 
   /** User plus system CPU time of a process, from /proc (clock ticks of 1/100 s). */
