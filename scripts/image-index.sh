@@ -3,9 +3,10 @@
 # Jib built (an OCI layout tar) and the arm64 base of scripts/image-base.sh (a docker-archive tar).
 # The arm64 image is the amd64 one with its base layer swapped: the same application layers (byte for
 # byte: jars, classes and the `ipam` script are the same on both), the arm64 base's layer, diff_id,
-# history entry and architecture in its config. An AOT cache layer (scripts/image-aot-layer.sh, always the
-# last) stays on amd64 only: the arm64 base's runtime (17) cannot read it. index.json names one image index (with the annotations
-# of Jib's index.json) whose two manifests carry their platforms. Same inputs, same bytes.
+# history entry and architecture in its config. An AOT cache's layer (scripts/image-aot-layer.sh, always
+# the last) stays on amd64 only: the arm64 base's runtime (17) cannot read it. index.json names one image
+# index (with the annotations of Jib's index.json) whose two manifests carry their platforms. Same inputs,
+# same bytes.
 # Usage: image-index.sh AMD64_IMAGE.tar ARM64_BASE.tar OUT.tar
 set -euo pipefail
 if [ "$#" -ne 3 ]; then

@@ -52,27 +52,33 @@ public final class ImageAotTraining {
 
   private final Path scripts;
   private final JsonNode values;
-  private final Path cacheDir;
   private final AotTrainingObjects objects = new AotTrainingObjects();
   private KubeApiServer server;
 
-  private ImageAotTraining(Path scripts, JsonNode values, Path cacheDir) {
+  private ImageAotTraining(Path scripts, JsonNode values) {
     this.scripts = scripts;
     this.values = values;
-    this.cacheDir = cacheDir;
   }
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Exception e) {
+      e.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0); // the fabric8 client's pool threads would keep the JVM a minute longer
+  }
+
+  static void run(String[] args) throws Exception {
     Map<Path, List<String>> images = new LinkedHashMap<>();
     for (int i = 2; i < args.length; i++) {
       String[] parts = args[i].split("=", 2);
       images.put(Path.of(parts[0]), List.of(parts[1].split(",")));
     }
-    String root = System.getenv().getOrDefault("IPAM_TEST_CACHE",
-        Path.of(System.getProperty("user.home"), ".cache", "ipam-operators").toString());
     ImageAotTraining training = new ImageAotTraining(Path.of(args[0]),
-        new ObjectMapper(new YAMLFactory()).readTree(Path.of(args[1]).toFile()),
-        Files.createDirectories(Path.of(root, "images", "aot")));
+        new ObjectMapper(new YAMLFactory()).readTree(Path.of(args[1]).toFile()));
+    Files.createDirectories(cacheDir());
     try {
       for (Map.Entry<Path, List<String>> image : images.entrySet()) {
         if (!training.addCache(image.getKey(), image.getValue())) {
@@ -105,8 +111,8 @@ public final class ImageAotTraining {
             + "AOT cache", tar, feature, MIN_FEATURE);
         return false;
       }
-      String options = javaToolOptions(controllers);
-      Path cache = cacheDir.resolve(key(image, controllers, options) + ".aot");
+      String options = javaToolOptions(values, controllers);
+      Path cache = cacheFile(image, controllers, options);
       if (Files.isRegularFile(cache)) {
         log("%s: cached %s", tar.getFileName(), cache);
       } else {
@@ -151,8 +157,25 @@ public final class ImageAotTraining {
     return true;
   }
 
+  static Path cacheDir() {
+    String root = System.getenv().getOrDefault("IPAM_TEST_CACHE",
+        Path.of(System.getProperty("user.home"), ".cache", "ipam-operators").toString());
+    return Path.of(root, "images", "aot");
+  }
+
+  /** The trained cache for these inputs (it need not exist). */
+  static Path cacheFile(UnpackedImage image, List<String> controllers, String options) throws Exception {
+    return cacheDir().resolve(key(image, controllers, options) + ".aot");
+  }
+
+  /** {@link #javaToolOptions} of the chart in the source tree (the working directory is distribution's). */
+  static String chartJavaToolOptions(List<String> controllers) throws IOException {
+    return javaToolOptions(new ObjectMapper(new YAMLFactory()).readTree(
+        Path.of("src", "main", "helm", "ipam-operators", "values.yaml").toFile()), controllers);
+  }
+
   /** The chart's JAVA_TOOL_OPTIONS for the controller (values.yaml), the chart-wide ones for several. */
-  private String javaToolOptions(List<String> controllers) {
+  static String javaToolOptions(JsonNode values, List<String> controllers) {
     if (controllers.size() == 1) {
       JsonNode own = values.path("controllers").path(controllers.get(0)).path("javaToolOptions");
       if (own.isTextual()) {
@@ -205,6 +228,7 @@ public final class ImageAotTraining {
             "http://127.0.0.1:9", "AWS_ACCESS_KEY_ID", "aot", "AWS_SECRET_ACCESS_KEY", "aot",
             "AWS_EC2_METADATA_DISABLED", "true", "NAMESPACE", ns));
       }
+      long started = System.nanoTime();
       Process jvm = b.start();
       try {
         Path err = work.resolve("operator.err");
@@ -212,15 +236,19 @@ public final class ImageAotTraining {
             || !jvm.isAlive()) {
           throw new IllegalStateException("ipam operator did not start; stderr:\n" + read(err));
         }
+        log("%s: caches synced after %d ms", image.name(), millisSince(started));
         for (String controller : controllers) {
           boolean shown = await(Duration.ofSeconds(20), objects.create(client, ns, controller));
-          log("%s: %s reconciled %s", image.name(), controller, shown ? "an object" : "nothing in time");
+          log("%s: %s reconciled %s after %d ms", image.name(), controller, shown ? "an object" : "nothing",
+              millisSince(started));
         }
       } finally {
+        long stopping = System.nanoTime();
         jvm.destroy(); // SIGTERM: the JVM exits cleanly and writes the cache on its way out
         if (!jvm.waitFor(3, TimeUnit.MINUTES)) {
           jvm.destroyForcibly();
         }
+        log("%s: exited, cache written, in %d ms", image.name(), millisSince(stopping));
       }
       if (!Files.isRegularFile(output) || Files.size(output) == 0) {
         throw new IllegalStateException("no AOT cache written; stdout:\n" + read(work.resolve("operator.out"))
@@ -228,6 +256,10 @@ public final class ImageAotTraining {
       }
       Files.move(output, cache, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
+  }
+
+  private static long millisSince(long nanos) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - nanos);
   }
 
   static boolean await(Duration timeout, BooleanSupplier condition) throws InterruptedException {
