@@ -139,8 +139,7 @@ public final class ImageAotTraining {
     try {
       server = KubeApiServer.startPrivate();
     } catch (RuntimeException e) {
-      log("WARNING: no kube-apiserver to train against (%s; `eval \"$(bash scripts/test-env.sh)\"` names the "
-          + "binaries): the images get no AOT cache", e.getMessage());
+      log("WARNING: no kube-apiserver to train against (%s): the images get no AOT cache", e.getMessage());
       return false;
     }
     try (KubernetesClient client = server.newClient()) {
