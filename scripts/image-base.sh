@@ -5,9 +5,10 @@
 # as `tar://`. Cached per recipe, JDK and package versions. Prints the tar's path on stdout. Needs
 # root (mmdebstrap --mode=root).
 #
-# Usage: image-base.sh [amd64|arm64]. amd64 (the default): the runtime is jlinked from a JDK 25 or newer
-# (IPAM_IMAGE_JDK=<java home>, else the newest under /usr/lib/jvm), so that the images can carry an AOT cache
-# (scripts/image-aot.sh); with none, from the JDK that builds the project (no cache then). arm64: the root file system is installed under qemu-user emulation (binfmt_misc,
+# Usage: image-base.sh [amd64|arm64]. amd64 (the default): the runtime is jlinked from a JDK 25 or
+# newer (IPAM_IMAGE_JDK=<java home>, else the newest under /usr/lib/jvm), so that the images can carry
+# an AOT cache (distribution/README.md, "AOT cache"); with none, from the JDK that builds the project
+# (no cache then). arm64: the root file system is installed under qemu-user emulation (binfmt_misc,
 # registered for the build only), the runtime jlinked from Debian's arm64 jmods by Debian's amd64
 # jlink of the same version (jlink makes a runtime only from jmods of its own version).
 #

@@ -11,13 +11,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.ipamoperators.testsupport.Commands;
@@ -49,10 +54,13 @@ public final class ImageAotTraining {
   static final String CACHES_SYNCED = "ipam operator started: caches synced";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int MIN_FEATURE = 25;
+  /** Kept caches of other inputs (five images' worth: a build's before this one's). */
+  private static final int KEPT_OTHERS = 5;
 
   private final Path scripts;
   private final JsonNode values;
   private final AotTrainingObjects objects = new AotTrainingObjects();
+  private final Set<Path> used = new HashSet<>();
   private KubeApiServer server;
 
   private ImageAotTraining(Path scripts, JsonNode values) {
@@ -85,10 +93,26 @@ public final class ImageAotTraining {
           return;
         }
       }
+      training.prune();
     } finally {
       if (training.server != null) {
         training.server.stop();
       }
+    }
+  }
+
+  /**
+   * Deletes the kept caches of older inputs but the newest {@link #KEPT_OTHERS}: every change of a jar trains new
+   * ones (tens of MiB each), and a few let a build of another branch or revision reuse its own.
+   */
+  private void prune() throws IOException {
+    List<Path> others;
+    try (var files = Files.list(cacheDir())) {
+      others = files.filter(f -> f.toString().endsWith(".aot") && !used.contains(f))
+          .sorted(Comparator.comparing((Path f) -> f.toFile().lastModified()).reversed()).toList();
+    }
+    for (Path old : others.subList(Math.min(KEPT_OTHERS, others.size()), others.size())) {
+      Files.deleteIfExists(old);
     }
   }
 
@@ -115,6 +139,7 @@ public final class ImageAotTraining {
       Path cache = cacheFile(image, controllers, options);
       if (Files.isRegularFile(cache)) {
         log("%s: cached %s", tar.getFileName(), cache);
+        Files.setLastModifiedTime(cache, FileTime.from(Instant.now()));
       } else {
         if (!startServer()) {
           return false;
@@ -124,6 +149,7 @@ public final class ImageAotTraining {
         log("%s: trained %s (%d bytes) in %d s", tar.getFileName(), cache, Files.size(cache),
             TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started));
       }
+      used.add(cache);
       Commands.run(List.of("bash", scripts.resolve("image-aot-layer.sh").toString(), tar.toString(),
           cache.toString()), Duration.ofMinutes(5)).orThrow();
       return true;
