@@ -293,7 +293,7 @@ public final class ImageAotTraining {
       if (condition.getAsBoolean()) {
         return true;
       }
-      Thread.sleep(200);
+      Thread.sleep(50);
     }
     return condition.getAsBoolean();
   }
