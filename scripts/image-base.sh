@@ -5,8 +5,10 @@
 # as `tar://`. Cached per recipe, JDK and package versions. Prints the tar's path on stdout. Needs
 # root (mmdebstrap --mode=root).
 #
-# Usage: image-base.sh [amd64|arm64]. amd64 (the default): the runtime is jlinked from the JDK that
-# builds the project. arm64: the root file system is installed under qemu-user emulation (binfmt_misc,
+# Usage: image-base.sh [amd64|arm64]. amd64 (the default): the runtime is jlinked from a JDK 25 or
+# newer (IPAM_IMAGE_JDK=<java home>, else the newest under /usr/lib/jvm), so that the images can carry
+# an AOT cache (distribution/README.md, "AOT cache"); with none, from the JDK that builds the project
+# (no cache then). arm64: the root file system is installed under qemu-user emulation (binfmt_misc,
 # registered for the build only), the runtime jlinked from Debian's arm64 jmods by Debian's amd64
 # jlink of the same version (jlink makes a runtime only from jmods of its own version).
 #
@@ -36,8 +38,28 @@ suite="${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}"
 packages="keepalived,iproute2,procps,curl,ca-certificates,tzdata,netbase,libstdc++6,zlib1g"   # ip: the reloader's route lookup; kill (procps): the reloader's SIGHUP to keepalived; curl: keepalived's health checks of Local Services; the last two: the JVM
 modules="java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.sql,java.xml,jdk.crypto.ec,jdk.httpserver,jdk.management,jdk.unsupported,jdk.zipfs"
 versions="$(apt-cache policy keepalived ca-certificates libc6 libssl3 2>/dev/null | grep -E '^[a-z]|Candidate' | tr -d ' \n')"
+# The feature version of the JDK at $1 (0 when it is none).
+feature() { sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null || true; }
+# The JDK whose jlink makes the amd64 runtime: IPAM_IMAGE_JDK, else the newest JDK >= 25 under /usr/lib/jvm.
+image_jdk() {
+  local home best="" best_feature=0 f
+  if [ -n "${IPAM_IMAGE_JDK:-}" ]; then
+    [ -x "$IPAM_IMAGE_JDK/bin/jlink" ] || { log "IPAM_IMAGE_JDK=$IPAM_IMAGE_JDK has no bin/jlink"; exit 1; }
+    echo "$IPAM_IMAGE_JDK"; return
+  fi
+  for home in /usr/lib/jvm/*/; do
+    home="${home%/}"
+    [ -x "$home/bin/jlink" ] && [ ! -L "$home" ] || continue
+    f="$(feature "$home")"
+    if [ "${f:-0}" -ge 25 ] && [ "${f:-0}" -gt "$best_feature" ]; then best="$home" best_feature="$f"; fi
+  done
+  if [ -n "$best" ]; then echo "$best"; return; fi
+  log "WARNING: no JDK 25 or newer under /usr/lib/jvm (nor IPAM_IMAGE_JDK): the amd64 runtime is jlinked from the build JDK, and the images get no AOT cache"
+  dirname "$(dirname "$(readlink -f "$(command -v javac)")")"
+}
+
 if [ "$arch" = amd64 ]; then
-  java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
+  java_home="$(image_jdk)"
   jdk="$("$java_home/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.runtime.version = //p')"
   key="$( (cat "$0"; echo "$suite $jdk $modules $versions") | sha256sum | cut -c1-16)"
   out="$cache/base-$key.tar"
@@ -80,8 +102,10 @@ if [ "$arch" = amd64 ]; then
   log "Debian $suite root file system with $packages"
   "${mmdebstrap_root[@]}" "$suite" "$rootfs" >&2
   log "Java runtime by jlink from $java_home ($jdk)"
+  compress=2
+  [ "$(feature "$java_home")" -lt 21 ] || compress=zip-6   # jlink 21 and newer name the levels
   "$java_home/bin/jlink" --add-modules "$modules" --strip-debug --no-man-pages --no-header-files \
-    --compress=2 --output "$rootfs/opt/java" >&2
+    --compress="$compress" --output "$rootfs/opt/java" >&2
   find "$rootfs/opt/java" -name '*.so' -exec strip --strip-unneeded {} + 2>/dev/null || true
 else
   log "Debian's openjdk-17-jdk-headless, amd64 (jlink) and arm64 (jmods)"
