@@ -77,6 +77,7 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
   public List<EventSource<?, IPGroup>> prepareEventSources(EventSourceContext<IPGroup> context) {
     claims = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPClaim.class, IPGroup.class)
         .withName("vip-ipgroup-claims")
+        .withItemStore(new LeanItemStore<>())
         .withSecondaryToPrimaryMapper(c -> {
           String p = c.getSpec() == null ? "" : c.getSpec().pool();
           return p.startsWith("ipgroup/") ? Set.of(new ResourceID(p.substring("ipgroup/".length())))
@@ -85,6 +86,7 @@ public class IPGroupStatusReconciler implements Reconciler<IPGroup> {
     // A group created, changed or deleted may start or stop overlapping the others.
     peers = new InformerEventSource<>(InformerEventSourceConfiguration.from(IPGroup.class, IPGroup.class)
         .withName("vip-ipgroup-peers")
+        .withItemStore(new LeanItemStore<>())
         .withOnUpdateFilter((n, o) -> !Objects.equals(n.getSpec(), o.getSpec())
             || !Objects.equals(n.getMetadata().getDeletionTimestamp(), o.getMetadata().getDeletionTimestamp()))
         .withOnDeleteFilter((g, unknown) -> {

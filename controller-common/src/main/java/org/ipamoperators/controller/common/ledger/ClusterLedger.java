@@ -77,6 +77,9 @@ public final class ClusterLedger {
         created = null;
       }
       if (created != null) {
+        // Callers keep the answer (a ClaimIndex holds it until the claim goes): without managedFields, which
+        // nothing reads and which is most of a claim's heap.
+        created.getMetadata().setManagedFields(null);
         return checkBlock(ip, owner, created);
       }
       IPClaim existing = claims().withName(name).get();

@@ -44,6 +44,10 @@ class ClusterLedgerIT {
         if (r.outcome() == ClaimResult.Outcome.CLAIMED) {
           won++;
           winner = r.holder().name();
+          // the API server's answer as callers keep it: no managedFields (the server wrote some)
+          assertThat(r.claim().getMetadata().getManagedFields()).isNullOrEmpty();
+          assertThat(clients.get(0).resources(IPClaim.class).withName(r.claim().getMetadata().getName()).get()
+              .getMetadata().getManagedFields()).isNotEmpty();
         }
       }
       assertThat(won).isEqualTo(1);
