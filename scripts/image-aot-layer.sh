@@ -9,24 +9,9 @@ if [ "$#" -ne 2 ]; then
   echo "usage: $0 IMAGE.tar CACHE.aot" >&2; exit 2
 fi
 image="$1" cache="$2"
-fail() { echo "[image-aot] $*" >&2; exit 1; }
-command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends jq >&2
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-oci="$work/oci"
-mkdir -p "$oci" "$work/layer/app/aot"
-tar -xf "$image" -C "$oci"
-blob() { echo "$oci/blobs/sha256/${1#sha256:}"; }
-put() {
-  cat >"$work/new"
-  local digest
-  digest="$(sha256sum "$work/new" | cut -c1-64)"
-  mv "$work/new" "$oci/blobs/sha256/$digest"
-  echo "sha256:$digest $(stat -c %s "$oci/blobs/sha256/$digest")"
-}
-
-[ "$(jq '.manifests | length' "$oci/index.json")" = 1 ] || fail "$image: not one image"
+. "$(dirname "$0")/oci-layout.sh"
+oci_open image-aot "$image"
+mkdir -p "$work/layer/app/aot"
 manifest_digest="$(jq -r '.manifests[0].digest' "$oci/index.json")"
 manifest="$(blob "$manifest_digest")"
 config_digest="$(jq -r .config.digest "$manifest")"

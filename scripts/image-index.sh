@@ -13,26 +13,10 @@ if [ "$#" -ne 3 ]; then
   echo "usage: $0 AMD64_IMAGE.tar ARM64_BASE.tar OUT.tar" >&2; exit 2
 fi
 image="$1" base="$2" out="$3"
-fail() { echo "[image-index] $*" >&2; exit 1; }
-command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends jq >&2
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-oci="$work/oci"
-mkdir -p "$oci" "$work/base"
-tar -xf "$image" -C "$oci"
+. "$(dirname "$0")/oci-layout.sh"
+oci_open image-index "$image"
+mkdir -p "$work/base"
 tar -xf "$base" -C "$work/base"
-blob() { echo "$oci/blobs/sha256/${1#sha256:}"; }
-# Stores stdin as a blob; prints its digest and size.
-put() {
-  cat >"$work/new"
-  local digest
-  digest="$(sha256sum "$work/new" | cut -c1-64)"
-  mv "$work/new" "$oci/blobs/sha256/$digest"
-  echo "sha256:$digest $(stat -c %s "$oci/blobs/sha256/$digest")"
-}
-
-[ "$(jq '.manifests | length' "$oci/index.json")" = 1 ] || fail "$image: not one image"
 descriptor="$(jq -c '.manifests[0]' "$oci/index.json")"
 manifest="$(blob "$(jq -r .digest <<<"$descriptor")")"
 config="$(blob "$(jq -r .config.digest "$manifest")")"
