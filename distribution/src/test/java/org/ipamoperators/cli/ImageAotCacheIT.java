@@ -2,7 +2,6 @@ package org.ipamoperators.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -62,10 +61,10 @@ class ImageAotCacheIT {
       Path tar = Path.of(System.getProperty(IMAGES.get(controllers)));
       Path work = Files.createDirectories(dir.resolve(controllers.replace(',', '-')));
       try {
-        ImageAotTraining.UnpackedImage image = ImageAotTraining.UnpackedImage.unpack(tar, work);
+        ImageAotTraining.UnpackedImage image = ImageAotTraining.UnpackedImage.unpack(tar, work, true);
         Assumptions.assumeTrue(image.runtimeFeature() >= 25, "the images' runtime is older than 25: no cache");
         assertThat(image.hasAotLayer()).as("%s: the last layer is the AOT cache's", tar).isTrue();
-        Path rootfs = unpackAll(tar, work);
+        Path rootfs = loopbackResolver(image.root());
         Path cache = rootfs.resolve("app/aot/operator.aot");
         assertThat(cache).as("%s", tar).isRegularFile();
         assertThat(Files.mismatch(cache, ImageAotTraining.cacheFile(image, List.of(controllers.split(",")),
@@ -134,18 +133,8 @@ class ImageAotCacheIT {
     return digest;
   }
 
-  /** Every layer of the image tar, in order, into {@code work/rootfs}; the JVM's and the resolver's files set up. */
-  private static Path unpackAll(Path tar, Path work) throws Exception {
-    Path oci = Files.createDirectories(work.resolve("all-oci"));
-    Path rootfs = Files.createDirectories(work.resolve("rootfs"));
-    Commands.run(List.of("tar", "-xf", tar.toString(), "-C", oci.toString()), Duration.ofMinutes(2)).orThrow();
-    JsonNode index = JSON.readTree(oci.resolve("index.json").toFile());
-    JsonNode manifest = JSON.readTree(blob(oci, index.at("/manifests/0/digest").asText()).toFile());
-    for (JsonNode layer : manifest.get("layers")) {
-      Commands.run(List.of("tar", "-xzf", blob(oci, layer.get("digest").asText()).toString(), "-C",
-          rootfs.toString(), "--numeric-owner"), Duration.ofMinutes(2)).orThrow();
-    }
-    Commands.run(List.of("rm", "-rf", oci.toString()), Duration.ofMinutes(1)).orThrow();
+  /** The unpacked image's resolver files set up for the chroot; returns {@code rootfs}. */
+  private static Path loopbackResolver(Path rootfs) throws Exception {
     // No DNS query may leave loopback: the host name resolves from /etc/hosts, the resolver is loopback's.
     String host = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
     Files.writeString(rootfs.resolve("etc/hosts"), "127.0.0.1 localhost " + host + "\n::1 localhost\n");

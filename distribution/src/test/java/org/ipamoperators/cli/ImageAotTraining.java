@@ -124,7 +124,7 @@ public final class ImageAotTraining {
   private boolean addCache(Path tar, List<String> controllers) throws Exception {
     Path work = Files.createTempDirectory("ipam-image-aot");
     try {
-      UnpackedImage image = UnpackedImage.unpack(tar, work);
+      UnpackedImage image = UnpackedImage.unpack(tar, work, false);
       if (image.hasAotLayer()) {
         log("%s has an AOT cache already", tar);
         return true;
@@ -306,10 +306,13 @@ public final class ImageAotTraining {
     }
   }
 
-  /** An OCI image tar as Jib writes it, unpacked: its runtime and its application files (with Jib's times). */
+  /**
+   * An OCI image tar as Jib writes it, unpacked: its application files (with Jib's times) and, of its base layer,
+   * the runtime only or (for a chroot) all of it.
+   */
   record UnpackedImage(String name, Path root, JsonNode config) {
 
-    static UnpackedImage unpack(Path tar, Path work) throws IOException {
+    static UnpackedImage unpack(Path tar, Path work, boolean wholeBase) throws IOException {
       Path oci = Files.createDirectories(work.resolve("oci"));
       Path root = Files.createDirectories(work.resolve("root"));
       Commands.run(List.of("tar", "-xf", tar.toString(), "-C", oci.toString()), Duration.ofMinutes(2)).orThrow();
@@ -317,8 +320,10 @@ public final class ImageAotTraining {
       JsonNode manifest = JSON.readTree(blob(oci, index.at("/manifests/0/digest").asText()).toFile());
       JsonNode config = JSON.readTree(blob(oci, manifest.at("/config/digest").asText()).toFile());
       JsonNode layers = manifest.get("layers");
-      Commands.run(List.of("tar", "-xzf", blob(oci, layers.get(0).get("digest").asText()).toString(), "-C",
-          root.toString(), "--wildcards", "./opt/java/*"), Duration.ofMinutes(2)).orThrow();
+      List<String> base = new ArrayList<>(List.of("tar", "-xzf", blob(oci, layers.get(0).get("digest").asText())
+          .toString(), "-C", root.toString(), "--numeric-owner"));
+      base.addAll(wholeBase ? List.of() : List.of("--wildcards", "./opt/java/*"));
+      Commands.run(base, Duration.ofMinutes(2)).orThrow();
       for (int i = 1; i < layers.size(); i++) { // tar keeps the entries' times: Jib's, which the cache records
         Commands.run(List.of("tar", "-xzf", blob(oci, layers.get(i).get("digest").asText()).toString(), "-C",
             root.toString(), "--numeric-owner"), Duration.ofMinutes(2)).orThrow();
