@@ -91,8 +91,10 @@ class HelmChartTest {
   }
 
   @Test
-  void theVipAndEgressControllersRunASmallJvmOfTheirOwnAndTheOthersKeepTheChartWideOne() {
-    List<HasMetadata> objects = objects(template().set("controllers.vip.enabled", true));
+  void everyControllerRunsASmallJvmOfItsOwnAndTheChartWideOneIsTheFallback() {
+    List<HasMetadata> objects = objects(template().set("controllers.vip.enabled", true)
+        .set("controllers.keepalived.enabled", true).set("controllers.eip.enabled", true)
+        .set("controllers.eip.settings.clusterName", "c").set("controllers.eip.settings.awsRegion", "us-east-1"));
     var byName = new java.util.HashMap<String, io.fabric8.kubernetes.api.model.Container>();
     for (Deployment d : Manifests.ofType(objects, Deployment.class)) {
       byName.put(d.getMetadata().getName(), d.getSpec().getTemplate().getSpec().getContainers().get(0));
@@ -111,9 +113,17 @@ class HelmChartTest {
         + " -Dsun.reflect.inflationThreshold=2147483647");
     assertThat(env(egress, "MALLOC_ARENA_MAX")).isEqualTo("2");
     assertThat(egress.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");
+    // Serial GC and C1 everywhere: the chart-wide G1 and C2 took twice the CPU to start.
+    assertThat(env(byName.get("test-keepalived"), "JAVA_TOOL_OPTIONS")).startsWith("-Xms32m -Xmx256m -XX:+UseSerialGC")
+        .contains("-XX:TieredStopAtLevel=1");
+    assertThat(env(byName.get("test-eip"), "JAVA_TOOL_OPTIONS")).startsWith("-Xms32m -Xmx384m -XX:+UseSerialGC")
+        .contains("-XX:TieredStopAtLevel=1", "-XX:MaxMetaspaceSize=128m");
+    assertThat(env(byName.get("test-keepalived"), "MALLOC_ARENA_MAX")).isEqualTo("2");
+    assertThat(env(byName.get("test-eip"), "MALLOC_ARENA_MAX")).isEqualTo("2");
     // A controller's own setting wins over the chart-wide one, which still applies to the others.
     var custom = objects(template().set("controllers.vip.enabled", true).set("controllers.vip.javaToolOptions", "-Xmx1g")
         .set("controllers.egressip.javaToolOptions", "").set("controllers.keepalived.enabled", true)
+        .set("controllers.keepalived.javaToolOptions", "")
         .set("javaToolOptions", "-Xmx2g"));
     for (Deployment d : Manifests.ofType(custom, Deployment.class)) {
       assertThat(env(d.getSpec().getTemplate().getSpec().getContainers().get(0), "JAVA_TOOL_OPTIONS"))
