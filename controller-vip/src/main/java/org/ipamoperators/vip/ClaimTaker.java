@@ -204,7 +204,7 @@ final class ClaimTaker {
     }
     ClaimResult r = ledger.claim(h.ip(), h.pool(), owner);
     if (r.claim() != null) {
-      index.seen(r.claim());
+      index.created(r.claim());
     }
     if (r.ours() && !ServiceOwners.same(owner, r.holder())) {
       // The claim of an earlier Service of this name (another uid): released by that one's delete

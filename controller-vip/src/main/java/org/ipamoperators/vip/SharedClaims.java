@@ -130,7 +130,7 @@ final class SharedClaims {
           throw e;
         }
       }
-      index.seen(c);
+      index.created(c);
       if (!owner.sameAs(c.getSpec().owner())) {
         return new Joined(Outcome.HELD_BY_OTHER, describe(c), c);
       }

@@ -116,9 +116,25 @@ public final class ClaimIndex {
     });
   }
 
-  /** This process's own successful create or update (the object the API server answered). */
+  /**
+   * This process's own successful create or update, or a read (the object the API server answered). When the
+   * informer's copy of that very version is recorded already, it stays: the answer would be a second copy of
+   * the same claim, held for as long as the claim lives.
+   */
   public void created(IPClaim c) {
+    Ip ip = address(c);
+    Entry have = ip == null ? null : byIp.get(ip);
+    if (have != null && have.claim() != null && sameVersion(have.claim(), c)) {
+      return;
+    }
     seen(c);
+  }
+
+  private static boolean sameVersion(IPClaim a, IPClaim b) {
+    String uid = a.getMetadata() == null ? null : a.getMetadata().getUid();
+    String version = a.getMetadata() == null ? null : a.getMetadata().getResourceVersion();
+    return uid != null && version != null && b.getMetadata() != null && uid.equals(b.getMetadata().getUid())
+        && version.equals(b.getMetadata().getResourceVersion());
   }
 
   /** A delete observed (informer event, or our own successful delete): forgets that claim, and only it. */

@@ -46,6 +46,21 @@ class ClaimIndexTest {
   }
 
   @Test
+  void anAnswerOfTheVersionTheInformerShowedKeepsTheInformersCopy() {
+    ClaimIndex index = new ClaimIndex();
+    IPClaim informers = claim("198.18.0.3", A, "u1", 10);
+    index.seen(informers);
+    index.created(claim("198.18.0.3", A, "u1", 10)); // the create's answer, read after the watch event
+    assertThat(index.get(Ip.parse("198.18.0.3"))).map(ClaimIndex.Entry::claim).containsSame(informers);
+    IPClaim newer = claim("198.18.0.3", A, "u1", 11);
+    index.created(newer);
+    assertThat(index.get(Ip.parse("198.18.0.3"))).map(ClaimIndex.Entry::claim).containsSame(newer);
+    IPClaim other = claim("198.18.0.3", B, "u2", 11); // same version number, another claim (uid)
+    index.created(other);
+    assertThat(index.get(Ip.parse("198.18.0.3"))).map(ClaimIndex.Entry::owner).contains(B);
+  }
+
+  @Test
   void aDeleteOfOneClaimNeverRemovesAnotherOnTheSameAddress() {
     ClaimIndex index = new ClaimIndex();
     index.seen(claim("198.18.0.2", A, "u1", 10));
