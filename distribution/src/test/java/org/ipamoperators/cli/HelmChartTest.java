@@ -113,7 +113,7 @@ class HelmChartTest {
         + " -Dsun.reflect.inflationThreshold=2147483647");
     assertThat(env(egress, "MALLOC_ARENA_MAX")).isEqualTo("2");
     assertThat(egress.getResources().getLimits().get("memory").toString()).isEqualTo("448Mi");
-    // Serial GC and C1 everywhere: the chart-wide G1 and C2 took twice the CPU to start.
+    // Serial GC and C1 everywhere: the JVM's default G1 and C2 took twice the CPU to start.
     assertThat(env(byName.get("test-keepalived"), "JAVA_TOOL_OPTIONS")).startsWith("-Xms32m -Xmx256m -XX:+UseSerialGC")
         .contains("-XX:TieredStopAtLevel=1");
     assertThat(env(byName.get("test-eip"), "JAVA_TOOL_OPTIONS")).startsWith("-Xms32m -Xmx384m -XX:+UseSerialGC")
